@@ -1,0 +1,1 @@
+"""StrideWeave conformance tests and the spec conformance harness (``conformance.harness``)."""

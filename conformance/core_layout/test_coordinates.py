@@ -1,0 +1,84 @@
+"""core-layout: the coordinate map, idx2crd, and coordinate errors."""
+
+import pytest
+import strideweave as sw
+
+REQ = "core-layout/layouts-map-coordinates-to-indices-colexicographically"
+
+
+@pytest.fixture
+def spread():
+    return sw.Layout((2, (3, 4)), (1, (20, 100)))
+
+
+@pytest.mark.spec(f"{REQ}/map-a-flat-index")
+def test_map_a_flat_index():
+    layout = sw.Layout((2, (3, 4)), (1, (2, 6)))
+    assert layout(7) == 7
+    assert layout.idx2crd(7) == (1, (0, 1))
+
+
+@pytest.mark.spec(f"{REQ}/map-a-flat-coordinate")
+def test_map_a_flat_coordinate(spread):
+    assert spread((1, 2, 3)) == 341
+    assert spread([1, 2, 3]) == 341
+
+
+@pytest.mark.spec(f"{REQ}/map-a-hierarchical-coordinate", f"{REQ}#2")
+def test_map_a_hierarchical_coordinate(spread):
+    assert spread((1, (2, 3))) == 341
+    assert spread((1, 11)) == 341
+    assert spread(23) == 341
+
+
+@pytest.mark.spec(f"{REQ}/invert-a-flat-index-into-a-coordinate")
+def test_invert_a_flat_index_into_a_coordinate():
+    assert sw.idx2crd(23, (2, (3, 4))) == (1, (2, 3))
+    assert sw.Layout((2, (3, 4))).idx2crd(23) == (1, (2, 3))
+    assert sw.idx2crd(4, 6) == 4
+
+
+@pytest.mark.spec(f"{REQ}/reject-an-out-of-range-coordinate")
+@pytest.mark.parametrize(
+    ("coord", "component", "extent"),
+    [
+        ((1, (3, 0)), "3", "3"),
+        ((2, 0), "2", "2"),
+        ((-1, 0), "-1", "2"),
+        ((0, 12), "12", "12"),
+        ((1, 2, 4), "4", "4"),
+        (24, "24", "24"),
+        (-1, "-1", "24"),
+    ],
+)
+def test_reject_an_out_of_range_coordinate(spread, coord, component, extent):
+    with pytest.raises(IndexError) as info:
+        spread(coord)
+    message = str(info.value)
+    assert component in message
+    assert extent in message
+    assert spread((1, (2, 3))) == 341  # the layout still maps valid coordinates
+
+
+@pytest.mark.spec(f"{REQ}/reject-an-out-of-range-coordinate")
+def test_reject_every_coordinate_of_an_empty_layout():
+    with pytest.raises(IndexError):
+        sw.Layout((3, 0))(0)
+    with pytest.raises(IndexError):
+        sw.idx2crd(6, (2, 3))
+
+
+@pytest.mark.spec(f"{REQ}/reject-a-coordinate-of-the-wrong-structure")
+@pytest.mark.parametrize("coord", [(1, 2, 3, 4), ((1, 0), 2), (1, (1, 2, 0)), ()])
+def test_reject_a_coordinate_of_the_wrong_structure(spread, coord):
+    with pytest.raises(ValueError) as info:
+        spread(coord)
+    assert "coordinate" in str(info.value)
+
+
+@pytest.mark.spec(f"{REQ}#5")
+def test_reject_a_non_integer_coordinate(spread):
+    with pytest.raises(TypeError):
+        spread(1.5)
+    with pytest.raises(TypeError):
+        spread((True, 0))

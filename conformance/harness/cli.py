@@ -1,0 +1,128 @@
+"""Command line: ``python -m conformance.harness {list,check}``.
+
+* ``list [--json] [--root DIR]`` prints every capability, requirement, scenario and clause
+  id (indented by level), or with ``--json`` the full structure with names and clause text.
+* ``check [--root DIR] [--strict auto|all|none] [--cpp-results DIR]`` validates every spec
+  and every citation found statically (Python ``pytest.mark.spec`` literals, C++ test names,
+  and C++ result files when given). Exit status: 0 clean, 1 on a malformed spec, invalid
+  configuration, a citation of an unknown id, or an unbound scenario in a strict capability.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .catalog import Catalog
+from .citations import check_citations
+from .config import STRICT_MODES, ConfigError, load_project_config, strict_capabilities
+from .coverage import MISSING, Evidence, build_coverage
+from .gtest_xml import ResultsError
+from .openspec import Spec, SpecError, load_specs
+from .scan import CppResults, read_cpp_results, scan_project
+
+
+def _spec_json(spec: Spec) -> dict[str, Any]:
+    return {
+        "capability": spec.capability,
+        "path": spec.path.as_posix(),
+        "requirements": [
+            {
+                "id": req.id,
+                "name": req.name,
+                "line": req.line,
+                "scenarios": [
+                    {"id": sc.id, "name": sc.name, "line": sc.line} for sc in req.scenarios
+                ],
+                "clauses": [
+                    {"id": cl.id, "number": cl.number, "text": cl.text} for cl in req.clauses
+                ],
+            }
+            for req in spec.requirements
+        ],
+    }
+
+
+def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:
+    if as_json:
+        json.dump({"capabilities": [_spec_json(s) for s in catalog.specs]}, out, indent=2)
+        out.write("\n")
+        return 0
+    for spec in catalog.specs:
+        out.write(f"{spec.capability}\n")
+        for req in spec.requirements:
+            out.write(f"  {req.id}\n")
+            for sc in req.scenarios:
+                out.write(f"    {sc.id}\n")
+            for cl in req.clauses:
+                out.write(f"    {cl.id}\n")
+    return 0
+
+
+def _check(args: argparse.Namespace, catalog: Catalog, out: TextIO) -> int:
+    project = load_project_config(args.root)
+    strict = strict_capabilities(args.strict, project.complete, catalog.capabilities)
+    scan = scan_project(project, catalog)
+    results = CppResults({}, (), ())
+    if args.cpp_results is not None:
+        results = read_cpp_results(Path(args.cpp_results), catalog)
+    drift = [*check_citations(scan.python, catalog), *scan.cpp_drift, *results.drift]
+    evidence = Evidence((*scan.python, *scan.cpp, *results.citations))
+    coverage = build_coverage(catalog, evidence, strict)
+    failures = 0
+    for item in drift:
+        out.write(f"drift: {item}\n")
+        failures += 1
+    for cap in coverage.capabilities:
+        missing = [s for r in cap.requirements for s in r.scenarios if s.status == MISSING]
+        counts = cap.counts.scenarios
+        mode = "strict" if cap.strict else "not strict"
+        out.write(
+            f"{cap.capability} ({mode}): {len(cap.requirements)} requirements, "
+            f"{counts['total']} scenarios, {counts['bound']} bound, {len(missing)} missing\n"
+        )
+        if cap.strict:
+            for scenario in missing:
+                out.write(f"missing: no test cites {scenario.scenario.id}\n")
+                failures += 1
+    out.write("check failed\n" if failures else "check passed\n")
+    return 1 if failures else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance.harness", description="StrideWeave spec conformance tools"
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    list_cmd = commands.add_parser("list", help="print every spec id")
+    list_cmd.add_argument("--json", action="store_true", help="print JSON with names and text")
+    check_cmd = commands.add_parser("check", help="validate specs and citations statically")
+    check_cmd.add_argument("--strict", choices=STRICT_MODES, default="auto")
+    check_cmd.add_argument("--cpp-results", metavar="DIR", default=None)
+    for command in (list_cmd, check_cmd):
+        command.add_argument(
+            "--root", type=Path, default=Path("."), help="project root (default: .)"
+        )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command line; return the exit status."""
+    out = out or sys.stdout
+    args = build_parser().parse_args(argv)
+    root = args.root.resolve()
+    args.root = root
+    try:
+        catalog = Catalog(load_specs(root / "spec", relative_to=root))
+        if args.command == "list":
+            return _list(catalog, args.json, out)
+        return _check(args, catalog, out)
+    except SpecError as error:
+        out.write(f"malformed spec:\n{error}\n")
+    except (ConfigError, ResultsError) as error:
+        out.write(f"error: {error}\n")
+    return 1

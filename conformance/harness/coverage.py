@@ -1,0 +1,304 @@
+"""Spec coverage: which scenarios, clauses and requirements are bound, passing or failing.
+
+Binding rules:
+
+* A scenario is bound only by citations of its own id. Requirement and clause citations
+  are recorded on the requirement / clause and never bind scenarios.
+* A static Python citation is dropped when a collected pytest item inside its scope cites
+  the same id (the item's node id replaces the source label); C++ citations from source
+  and from result files merge by their ``Suite.Name`` label.
+* Citations of ids the catalog does not define are ignored here (they are drift).
+
+Statuses:
+
+* scenario: ``missing`` (unbound), ``fail`` (some bound test failed), ``pass`` (some bound
+  test passed and none failed), else ``not-run`` (no bound test ran, or every one that ran
+  was skipped or xfailed).
+* clause: ``missing``, ``failing``, ``passing`` or ``bound`` (cited, nothing passed or
+  failed), by direct clause citations.
+* requirement: ``fail`` if a scenario failed or any test citing the requirement or one of
+  its clauses failed; else ``missing`` if nothing cites it, its scenarios or clauses; else
+  ``partial`` if some scenario is missing; else ``pass`` if every scenario passes; else
+  ``not-run``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from . import outcomes
+from .catalog import Catalog
+from .citations import PYTHON, Citation, TestKind, covers
+from .openspec import Clause, Requirement, Scenario, Spec
+
+PASS = "pass"
+FAIL = "fail"
+PARTIAL = "partial"
+MISSING = "missing"
+NOT_RUN = "not-run"
+
+BOUND = "bound"
+PASSING = "passing"
+FAILING = "failing"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Everything known about tests: their citations and the outcomes of those that ran.
+
+    ``outcomes`` is keyed by ``(kind, test label)``; a test without an entry did not run.
+    """
+
+    citations: tuple[Citation, ...] = ()
+    outcomes: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BoundTest:
+    """A test citing some id, with its outcome in this session (None: not run)."""
+
+    test: str
+    kind: TestKind
+    outcome: str | None
+
+    def describe(self) -> str:
+        return f"{self.test} [{self.kind}]"
+
+
+@dataclass(frozen=True)
+class ScenarioCoverage:
+    scenario: Scenario
+    status: str
+    tests: tuple[BoundTest, ...]
+
+
+@dataclass(frozen=True)
+class ClauseCoverage:
+    clause: Clause
+    status: str
+    tests: tuple[BoundTest, ...]
+
+
+@dataclass(frozen=True)
+class RequirementCoverage:
+    requirement: Requirement
+    status: str
+    scenarios: tuple[ScenarioCoverage, ...]
+    clauses: tuple[ClauseCoverage, ...]
+    tests: tuple[BoundTest, ...]  # citations of the requirement id itself
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Per-capability tallies; ``bound`` counts everything cited, passing/failing included."""
+
+    requirements: Mapping[str, int]
+    scenarios: Mapping[str, int]
+    clauses: Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class CapabilityCoverage:
+    spec: Spec
+    strict: bool
+    requirements: tuple[RequirementCoverage, ...]
+    counts: Counts
+
+    @property
+    def capability(self) -> str:
+        return self.spec.capability
+
+
+@dataclass(frozen=True)
+class Coverage:
+    capabilities: tuple[CapabilityCoverage, ...]
+
+    def scenario(self, scenario_id: str) -> tuple[CapabilityCoverage, ScenarioCoverage] | None:
+        for capability in self.capabilities:
+            for requirement in capability.requirements:
+                for scenario in requirement.scenarios:
+                    if scenario.scenario.id == scenario_id:
+                        return capability, scenario
+        return None
+
+
+def _effective(citations: Iterable[Citation]) -> list[Citation]:
+    """Drop static Python citations superseded by a collected item citing the same id."""
+    citations = list(citations)
+    dynamic = [c for c in citations if c.kind == PYTHON and not c.static]
+    kept = []
+    for citation in citations:
+        if citation.kind == PYTHON and citation.static:
+            if any(d.target == citation.target and covers(citation.test, d.test) for d in dynamic):
+                continue
+        kept.append(citation)
+    return kept
+
+
+def _bound(
+    citations: Sequence[Citation], outcomes_by_test: Mapping[tuple[str, str], str]
+) -> tuple[BoundTest, ...]:
+    seen: dict[tuple[str, str], BoundTest] = {}
+    for citation in citations:
+        key = (citation.kind, citation.test)
+        if key not in seen:
+            seen[key] = BoundTest(citation.test, citation.kind, outcomes_by_test.get(key))
+    return tuple(sorted(seen.values(), key=lambda t: (t.kind, t.test)))
+
+
+def _any(tests: Iterable[BoundTest], outcome: str) -> bool:
+    return any(t.outcome == outcome for t in tests)
+
+
+def scenario_status(tests: Sequence[BoundTest]) -> str:
+    if not tests:
+        return MISSING
+    if _any(tests, outcomes.FAILED):
+        return FAIL
+    if _any(tests, outcomes.PASSED):
+        return PASS
+    return NOT_RUN
+
+
+def clause_status(tests: Sequence[BoundTest]) -> str:
+    if not tests:
+        return MISSING
+    if _any(tests, outcomes.FAILED):
+        return FAILING
+    if _any(tests, outcomes.PASSED):
+        return PASSING
+    return BOUND
+
+
+def requirement_status(
+    scenarios: Sequence[ScenarioCoverage],
+    clauses: Sequence[ClauseCoverage],
+    tests: Sequence[BoundTest],
+) -> str:
+    if (
+        any(s.status == FAIL for s in scenarios)
+        or any(c.status == FAILING for c in clauses)
+        or _any(tests, outcomes.FAILED)
+    ):
+        return FAIL
+    cited = tests or any(s.tests for s in scenarios) or any(c.tests for c in clauses)
+    if not cited:
+        return MISSING
+    if any(s.status == MISSING for s in scenarios):
+        return PARTIAL
+    if all(s.status == PASS for s in scenarios):
+        return PASS
+    return NOT_RUN
+
+
+def _tally(statuses: Iterable[str], keys: Sequence[str]) -> dict[str, int]:
+    counts = dict.fromkeys(keys, 0)
+    for status in statuses:
+        counts["total"] += 1
+        if status in counts:
+            counts[status] += 1
+    return counts
+
+
+def _counts(requirements: Sequence[RequirementCoverage]) -> Counts:
+    scenarios = [s for r in requirements for s in r.scenarios]
+    clauses = [c for r in requirements for c in r.clauses]
+    requirement_counts = _tally(
+        (r.status for r in requirements), ("total", PASS, FAIL, PARTIAL, MISSING, NOT_RUN)
+    )
+    scenario_counts = {
+        "total": len(scenarios),
+        BOUND: sum(s.status != MISSING for s in scenarios),
+        PASSING: sum(s.status == PASS for s in scenarios),
+        FAILING: sum(s.status == FAIL for s in scenarios),
+        MISSING: sum(s.status == MISSING for s in scenarios),
+        NOT_RUN: sum(s.status == NOT_RUN for s in scenarios),
+    }
+    clause_counts = {
+        "total": len(clauses),
+        BOUND: sum(c.status != MISSING for c in clauses),
+        PASSING: sum(c.status == PASSING for c in clauses),
+        FAILING: sum(c.status == FAILING for c in clauses),
+        MISSING: sum(c.status == MISSING for c in clauses),
+    }
+    return Counts(requirement_counts, scenario_counts, clause_counts)
+
+
+def build_coverage(catalog: Catalog, evidence: Evidence, strict: Iterable[str]) -> Coverage:
+    """Coverage of every capability in ``catalog``; capabilities in ``strict`` are strict."""
+    strict = frozenset(strict)
+    by_target: dict[str, list[Citation]] = {}
+    for citation in _effective(evidence.citations):
+        if catalog.lookup(citation.target) is not None:
+            by_target.setdefault(citation.target, []).append(citation)
+
+    def bound(target_id: str) -> tuple[BoundTest, ...]:
+        return _bound(by_target.get(target_id, ()), evidence.outcomes)
+
+    capabilities = []
+    for spec in catalog.specs:
+        requirements = []
+        for requirement in spec.requirements:
+            scenarios = []
+            for scenario in requirement.scenarios:
+                tests = bound(scenario.id)
+                scenarios.append(ScenarioCoverage(scenario, scenario_status(tests), tests))
+            clauses = []
+            for clause in requirement.clauses:
+                tests = bound(clause.id)
+                clauses.append(ClauseCoverage(clause, clause_status(tests), tests))
+            tests = bound(requirement.id)
+            status = requirement_status(scenarios, clauses, tests)
+            requirements.append(
+                RequirementCoverage(requirement, status, tuple(scenarios), tuple(clauses), tests)
+            )
+        capabilities.append(
+            CapabilityCoverage(
+                spec, spec.capability in strict, tuple(requirements), _counts(requirements)
+            )
+        )
+    return Coverage(tuple(capabilities))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a scenario item reports: ``outcome`` is ``passed``, ``failed`` or ``skipped``."""
+
+    outcome: str
+    message: str
+
+
+def _listing(tests: Iterable[BoundTest], with_outcome: bool = False) -> str:
+    parts = []
+    for test in tests:
+        text = test.describe()
+        if with_outcome:
+            text += f" ({test.outcome or 'not run'})"
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def scenario_verdict(scenario: ScenarioCoverage, strict: bool) -> Verdict:
+    """The verdict of a scenario item (see module docstring for statuses).
+
+    missing -> failed when strict, else skipped; fail -> failed naming the failing tests;
+    pass -> passed; not-run -> skipped naming the bound tests.
+    """
+    sid = scenario.scenario.id
+    tests = scenario.tests
+    if scenario.status == MISSING:
+        return Verdict(
+            outcomes.FAILED if strict else outcomes.SKIPPED, f"missing: no test cites {sid}"
+        )
+    if scenario.status == FAIL:
+        failing = [t for t in tests if t.outcome == outcomes.FAILED]
+        return Verdict(outcomes.FAILED, f"{sid}: failing bound tests: {_listing(failing)}")
+    if scenario.status == PASS:
+        passing = [t for t in tests if t.outcome == outcomes.PASSED]
+        return Verdict(outcomes.PASSED, f"{sid}: passed by {_listing(passing)}")
+    if all(t.outcome is None for t in tests):
+        return Verdict(
+            outcomes.SKIPPED, f"bound to tests not run in this session: {_listing(tests)}"
+        )
+    return Verdict(outcomes.SKIPPED, f"no bound test passed: {_listing(tests, with_outcome=True)}")

@@ -1,0 +1,1 @@
+"""Unit tests of the spec conformance harness (they bind no spec scenario)."""

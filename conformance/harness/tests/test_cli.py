@@ -1,0 +1,140 @@
+"""``python -m conformance.harness list|check``."""
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+
+from conformance.harness.cli import main
+
+from .conftest import COUNT_NONE, COUNT_ONE, DEMO_SPEC, NAME_ONE, REPO_ROOT
+
+
+def make_project(root, complete=("demo",)):
+    (root / "spec" / "demo").mkdir(parents=True)
+    (root / "spec" / "demo" / "spec.md").write_text(DEMO_SPEC)
+    listed = ", ".join(f'"{c}"' for c in complete)
+    (root / "pyproject.toml").write_text(f"[tool.strideweave.conformance]\ncomplete = [{listed}]\n")
+
+
+def cli(*args):
+    out = io.StringIO()
+    status = main(list(args), out)
+    return status, out.getvalue()
+
+
+def test_list_text(tmp_path):
+    make_project(tmp_path)
+    status, text = cli("list", "--root", str(tmp_path))
+    assert status == 0
+    lines = text.splitlines()
+    assert lines[:6] == [
+        "demo",
+        "  demo/widgets-are-counted",
+        f"    {COUNT_ONE}",
+        f"    {COUNT_NONE}",
+        "    demo/widgets-are-counted#1",
+        "    demo/widgets-are-counted#2",
+    ]
+    assert f"    {NAME_ONE}" in lines
+
+
+def test_list_json(tmp_path):
+    make_project(tmp_path)
+    status, text = cli("list", "--json", "--root", str(tmp_path))
+    assert status == 0
+    (cap,) = json.loads(text)["capabilities"]
+    assert cap["capability"] == "demo"
+    assert cap["path"] == "spec/demo/spec.md"
+    assert cap["requirements"][0]["scenarios"][0] == {
+        "id": COUNT_ONE,
+        "name": "Count one widget",
+        "line": 13,
+    }
+    assert cap["requirements"][0]["clauses"][1]["text"] == "It MUST never go negative."
+
+
+def bind_all(root):
+    (root / "conformance").mkdir()
+    (root / "conformance" / "test_demo.py").write_text(
+        textwrap.dedent(
+            f"""
+            import pytest
+
+            @pytest.mark.spec("{COUNT_ONE}", "{COUNT_NONE}")
+            def test_counts():
+                pass
+            """
+        )
+    )
+    (root / "src" / "cpp").mkdir(parents=True)
+    (root / "src" / "cpp" / "named_test.cc").write_text(
+        "TEST(demo__widgets_are_named, name_a_widget) {}\n"
+    )
+
+
+def test_check_passes_when_everything_is_bound(tmp_path):
+    make_project(tmp_path)
+    bind_all(tmp_path)
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 0, text
+    assert "demo (strict): 2 requirements, 3 scenarios, 3 bound, 0 missing" in text
+    assert text.endswith("check passed\n")
+
+
+def test_check_fails_on_missing_scenarios_only_when_strict(tmp_path):
+    make_project(tmp_path)
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert f"missing: no test cites {COUNT_ONE}" in text
+    assert cli("check", "--root", str(tmp_path), "--strict", "none")[0] == 0
+
+
+def test_check_fails_on_drift(tmp_path):
+    make_project(tmp_path, complete=())
+    (tmp_path / "property_tests" / "cpp").mkdir(parents=True)
+    (tmp_path / "property_tests" / "test_p.py").write_text(
+        'import pytest\n\n@pytest.mark.spec("demo/nope")\ndef test_p():\n    pass\n'
+    )
+    (tmp_path / "property_tests" / "cpp" / "p.cc").write_text(
+        "RC_GTEST_PROP(demo__no_such_requirement, x, ()) {}\n"
+    )
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert "drift: property_tests/test_p.py:3: property_tests/test_p.py::test_p: cites " in text
+    assert "drift: property_tests/cpp/p.cc:1: C++ test demo__no_such_requirement.x: " in text
+
+
+def test_check_reads_cpp_results(tmp_path):
+    make_project(tmp_path, complete=())
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "r.xml").write_text(
+        '<testsuites><testsuite name="demo__widgets_are_named">'
+        '<testcase name="name_nobody" classname="demo__widgets_are_named"/>'
+        "</testsuite></testsuites>"
+    )
+    status, text = cli("check", "--root", str(tmp_path), "--cpp-results", str(tmp_path / "results"))
+    assert status == 1
+    assert "name_nobody" in text
+
+
+def test_check_reports_malformed_spec(tmp_path):
+    (tmp_path / "spec" / "demo").mkdir(parents=True)
+    (tmp_path / "spec" / "demo" / "spec.md").write_text("## Purpose\n\nx\n")
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert "spec/demo/spec.md:1: missing required section '## Requirements'" in text
+
+
+def test_module_entry_point(tmp_path):
+    make_project(tmp_path)
+    completed = subprocess.run(
+        [sys.executable, "-m", "conformance.harness", "list", "--root", str(tmp_path)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith("demo\n")

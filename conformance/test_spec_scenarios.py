@@ -1,0 +1,11 @@
+"""One collected item per OpenSpec scenario.
+
+``conformance.harness.plugin`` parametrizes ``test_scenario`` with every scenario id of
+every ``spec/<capability>/spec.md``, runs these items after all other tests, and judges each
+from the tests citing its id: pass if a bound test passed and none failed, fail if a bound
+test failed (or, in strict mode, if nothing cites the scenario), skip otherwise.
+"""
+
+
+def test_scenario(spec_scenario):
+    spec_scenario.verify()

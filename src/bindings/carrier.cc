@@ -1,0 +1,241 @@
+// Python binding of spec/carrier-storage: Carrier, Generic, CPU, CarrierClass
+// and version tokens. Python subclasses are supported through one trampoline
+// that gives each Python class its own descriptor and routes the overridable
+// hooks (dlpack_info, new_like) to Python.
+#include "carrier.h"
+
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/generic.h"
+#include "strideweave/util/error.h"
+#include "value_convert.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+struct PythonClassRecord {
+  py::object type;  // keeps the class object, and so its address, alive
+  std::unique_ptr<CarrierClass> descriptor;
+};
+
+// Python carrier classes and their descriptors; touched only with the GIL held.
+std::unordered_map<PyObject*, PythonClassRecord>& python_classes() {
+  static auto* classes = new std::unordered_map<PyObject*, PythonClassRecord>();
+  return *classes;
+}
+
+const CarrierClass* builtin_descriptor(py::handle type) {
+  if (type.is(py::type::of<CPU>())) return &CPU::static_class();
+  if (type.is(py::type::of<Generic>())) return &Generic::static_class();
+  if (type.is(py::type::of<Carrier>())) return &Carrier::static_class();
+  return nullptr;
+}
+
+py::dict info_to_dict(const DLPackInfo& info) {
+  py::dict d;
+  d["pointer"] = py::int_(info.pointer);
+  d["device_type"] = py::int_(info.device_type);
+  d["device_id"] = py::int_(info.device_id);
+  return d;
+}
+
+// Converts what a Python dlpack_info() override returned (interop-movement:
+// not convertible to a dict -> TypeError, missing key -> KeyError).
+DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
+  py::object converted;
+  try {
+    converted =
+        py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyDict_Type))(value);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
+    throw TypeError("dlpack_info() of " + cls + " returned " + py::repr(value).cast<std::string>() +
+                    ", which is not convertible to a dict");
+  }
+  const py::dict d = converted;
+  const auto get = [&](const char* key) -> py::object {
+    if (!d.contains(key)) {
+      throw KeyError("dlpack_info() of " + cls + " lacks the key '" + key + "'");
+    }
+    return d[key];
+  };
+  const py::object pointer = get("pointer");
+  const py::object device_type = get("device_type");
+  const py::object device_id = get("device_id");
+  return DLPackInfo{py::cast<uint64_t>(pointer), py::cast<int32_t>(device_type),
+                    py::cast<int32_t>(device_id)};
+}
+
+// The trampoline every Python subclass of a built-in carrier instantiates.
+template <class Base>
+class PyCarrier : public Base, public py::trampoline_self_life_support {
+ public:
+  using Base::Base;
+
+  const CarrierClass& carrier_class() const override {
+    if (const CarrierClass* known = exact_.load(std::memory_order_acquire)) return *known;
+    py::gil_scoped_acquire gil;
+    const py::object self = py::cast(static_cast<const Base*>(this));
+    const CarrierClass* found = &descriptor_for_type(py::type::handle_of(self));
+    exact_.store(found, std::memory_order_release);
+    return *found;
+  }
+
+  std::shared_ptr<Carrier> new_like() const override {
+    py::gil_scoped_acquire gil;
+    if (py::function override = py::get_override(static_cast<const Base*>(this), "new_like")) {
+      return override().template cast<std::shared_ptr<Carrier>>();
+    }
+    const py::object self = py::cast(static_cast<const Base*>(this));
+    return py::type::handle_of(self)(self.attr("dtype")).template cast<std::shared_ptr<Carrier>>();
+  }
+
+  DLPackInfo dlpack_info() const override {
+    py::gil_scoped_acquire gil;
+    if (py::function override = py::get_override(static_cast<const Base*>(this), "dlpack_info")) {
+      return info_from_python(override(), carrier_class().name());
+    }
+    return Base::dlpack_info();
+  }
+
+ private:
+  mutable std::atomic<const CarrierClass*> exact_{nullptr};
+};
+
+std::optional<std::vector<Value>> optional_values(const py::object& values) {
+  if (values.is_none()) return std::nullopt;
+  return to_values(values, "values");
+}
+
+DType require_dtype(const py::handle& dtype, const char* carrier) {
+  if (!py::isinstance<DType>(dtype)) {
+    throw TypeError(std::string(carrier) + ": dtype " + py::repr(dtype).cast<std::string>() +
+                    " is not a strideweave dtype");
+  }
+  return dtype.cast<DType>();
+}
+
+// Binds one built-in carrier class with its constructor.
+template <class C>
+py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_& m,
+                                                                    const char* name,
+                                                                    const char* doc) {
+  py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> cls(m, name, doc);
+  cls.def(py::init(
+              [name](py::handle dtype, std::optional<int64_t> n, py::object values, bool mutable_) {
+                return std::make_unique<C>(require_dtype(dtype, name), n, optional_values(values),
+                                           mutable_);
+              },
+              [name](py::handle dtype, std::optional<int64_t> n, py::object values, bool mutable_) {
+                return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name), n,
+                                                      optional_values(values), mutable_);
+              }),
+          py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(),
+          py::arg("values") = py::none(), py::arg("mutable") = true);
+  return cls;
+}
+
+}  // namespace
+
+const CarrierClass& descriptor_for_type(py::handle type) {
+  if (const CarrierClass* builtin = builtin_descriptor(type)) return *builtin;
+  auto& classes = python_classes();
+  if (auto it = classes.find(type.ptr()); it != classes.end()) return *it->second.descriptor;
+  const py::handle carrier_type = py::type::of<Carrier>();
+  const CarrierClass* parent = nullptr;
+  const py::tuple mro = type.attr("__mro__");
+  for (std::size_t i = 1; i < mro.size() && parent == nullptr; ++i) {
+    if (PyObject_IsSubclass(mro[i].ptr(), carrier_type.ptr()) == 1) {
+      parent = &descriptor_for_type(mro[i]);
+    }
+  }
+  if (parent == nullptr) {
+    throw TypeError(py::repr(type).cast<std::string>() + " is not a Carrier class");
+  }
+  auto descriptor =
+      std::make_unique<CarrierClass>(type.attr("__qualname__").cast<std::string>(), parent);
+  const CarrierClass& result = *descriptor;
+  classes.emplace(type.ptr(), PythonClassRecord{py::reinterpret_borrow<py::object>(type),
+                                                std::move(descriptor)});
+  return result;
+}
+
+void bind_carriers(py::module_& m) {
+  py::class_<CarrierClass>(m, "CarrierClass", "The runtime descriptor of one exact carrier class.")
+      .def_property_readonly("name", &CarrierClass::name)
+      .def_property_readonly("parent", &CarrierClass::parent, py::return_value_policy::reference)
+      .def("__repr__", [](const CarrierClass& c) { return "<CarrierClass " + c.name() + ">"; })
+      .def("__eq__",
+           [](const CarrierClass& a, py::handle b) {
+             return py::isinstance<CarrierClass>(b) && &a == &b.cast<const CarrierClass&>();
+           })
+      .def("__hash__", [](const CarrierClass& c) { return c.id(); });
+
+  py::class_<VersionToken>(m, "VersionToken", "A snapshot of (carrier identity, version).")
+      .def_property_readonly("version", &VersionToken::version)
+      .def("is_current", &VersionToken::is_current)
+      .def("__eq__",
+           [](const VersionToken& a, py::handle b) {
+             return py::isinstance<VersionToken>(b) && a == b.cast<const VersionToken&>();
+           })
+      .def("__hash__",
+           [](const VersionToken& t) {
+             return std::hash<uint64_t>{}(t.carrier_id() * 31 + t.version());
+           })
+      .def("__repr__", [](const VersionToken& t) {
+        return "<VersionToken carrier #" + std::to_string(t.carrier_id()) + " version " +
+               std::to_string(t.version()) + ">";
+      });
+
+  py::class_<Carrier, py::smart_holder>(m, "Carrier", "The base of every carrier class.")
+      .def_property_readonly_static(
+          "carrier_class",
+          [](py::handle cls) -> const CarrierClass& { return descriptor_for_type(cls); },
+          py::return_value_policy::reference)
+      .def_property_readonly("dtype", &Carrier::dtype)
+      .def_property_readonly("slots", &Carrier::slots)
+      .def("__len__", &Carrier::slots)
+      .def_property_readonly("version", &Carrier::version)
+      .def_property_readonly("is_released", &Carrier::is_released)
+      .def_property_readonly("owner", &Carrier::owner)
+      .def(
+          "read", [](const Carrier& c, int64_t slot) { return from_value(c.read(slot)); },
+          py::arg("slot"))
+      .def(
+          "write",
+          [](Carrier& c, int64_t slot, py::handle value) { c.write(slot, to_value(value)); },
+          py::arg("slot"), py::arg("value"))
+      .def("tolist",
+           [](const Carrier& c) {
+             py::list out;
+             for (int64_t i = 0; i < c.slots(); ++i) out.append(from_value(c.read(i)));
+             return out;
+           })
+      .def("allocate", &Carrier::allocate, py::arg("n"))
+      .def("version_token", &Carrier::version_token)
+      .def("release", &Carrier::release)
+      .def("is_mutable", &Carrier::is_mutable)
+      .def("take_ownership", &Carrier::take_ownership, py::arg("carrier"))
+      .def("relinquish", &Carrier::relinquish, py::arg("carrier"))
+      .def("new_like", &Carrier::new_like)
+      .def("dlpack_info", [](const Carrier& c) { return info_to_dict(c.dlpack_info()); })
+      .def("__repr__", [](const Carrier& c) {
+        return "<" + c.label() + " " + c.dtype().name() + " slots=" + std::to_string(c.slots()) +
+               (c.is_released() ? " released" : "") + ">";
+      });
+
+  bind_builtin<Generic>(m, "Generic",
+                        "Element storage for any dtype, abstract ones included; no pointer.");
+  bind_builtin<CPU>(m, "CPU", "Slots in one 64-byte-aligned host buffer; DLPack device (1, 0).")
+      .def("pointer", [](const CPU& c) { return reinterpret_cast<uintptr_t>(c.data()); });
+}
+
+}  // namespace strideweave::bindings

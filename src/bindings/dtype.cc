@@ -1,0 +1,88 @@
+// Python binding of the logical dtypes (spec/core-tensor-representation).
+#include "dtype.h"
+
+#include <string>
+#include <vector>
+
+#include "strideweave/dtype/dtype.h"
+#include "strideweave/util/error.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+Field to_field(py::handle name, py::handle dtype) {
+  if (!py::isinstance<py::str>(name)) {
+    throw TypeError("compound field name " + py::repr(name).cast<std::string>() +
+                    " is not a string");
+  }
+  if (!py::isinstance<DType>(dtype)) {
+    throw TypeError("compound field '" + name.cast<std::string>() + "' has " +
+                    py::repr(dtype).cast<std::string>() + ", which is not a dtype");
+  }
+  return Field{name.cast<std::string>(), dtype.cast<DType>()};
+}
+
+DType compound(const py::args& args, const py::kwargs& kwargs) {
+  std::vector<Field> fields;
+  if (args.size() > 1) throw TypeError("compound takes one sequence of (name, dtype) pairs");
+  if (args.size() == 1) {
+    for (py::handle pair : args[0]) {
+      const py::tuple t = py::tuple(py::reinterpret_borrow<py::object>(pair));
+      if (t.size() != 2) throw TypeError("compound fields are (name, dtype) pairs");
+      fields.push_back(to_field(t[0], t[1]));
+    }
+  }
+  for (const auto& [name, dtype] : kwargs) fields.push_back(to_field(name, dtype));
+  return DType::compound(std::move(fields));
+}
+
+}  // namespace
+
+void bind_dtype(py::module_& m) {
+  py::class_<DType>(m, "DType", "A logical dtype: concrete, abstract or compound.")
+      .def_property_readonly("name", &DType::name)
+      .def_property_readonly("is_concrete", &DType::is_concrete)
+      .def_property_readonly("is_abstract", &DType::is_abstract)
+      .def_property_readonly("is_compound", &DType::is_compound)
+      .def_property_readonly("itemsize",
+                             [](const DType& d) -> py::object {
+                               const auto size = d.itemsize();
+                               if (!size) return py::none();
+                               return py::int_(*size);
+                             })
+      .def_property_readonly("fields",
+                             [](const DType& d) {
+                               py::list out;
+                               for (const Field& f : d.fields()) {
+                                 out.append(py::make_tuple(f.name, f.dtype));
+                               }
+                               return out;
+                             })
+      .def("__repr__", &DType::name)
+      .def("__eq__",
+           [](const DType& a, py::handle b) -> py::object {
+             if (!py::isinstance<DType>(b))
+               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a == b.cast<const DType&>());
+           })
+      .def("__ne__",
+           [](const DType& a, py::handle b) -> py::object {
+             if (!py::isinstance<DType>(b))
+               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a != b.cast<const DType&>());
+           })
+      .def("__hash__", [](const DType& d) { return static_cast<py::ssize_t>(d.hash() >> 1); });
+
+  m.attr("Bool") = DType::Bool();
+  m.attr("Int32") = DType::Int32();
+  m.attr("Float32") = DType::Float32();
+  m.attr("Floating") = DType::Floating();
+  m.attr("Any") = DType::Any();
+  m.def("compound", &compound,
+        "compound(x=Float32, n=Int32) or compound([('x', Float32), ('n', Int32)]).");
+}
+
+}  // namespace strideweave::bindings

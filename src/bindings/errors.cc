@@ -1,0 +1,41 @@
+#include "errors.h"
+
+#include "strideweave/util/error.h"
+
+namespace strideweave::bindings {
+
+namespace {
+
+PyObject* python_type(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kTypeError:
+      return PyExc_TypeError;
+    case ErrorKind::kValueError:
+      return PyExc_ValueError;
+    case ErrorKind::kIndexError:
+      return PyExc_IndexError;
+    case ErrorKind::kKeyError:
+      return PyExc_KeyError;
+    case ErrorKind::kRuntimeError:
+      return PyExc_RuntimeError;
+    case ErrorKind::kBufferError:
+      return PyExc_BufferError;
+    case ErrorKind::kNotImplementedError:
+      return PyExc_NotImplementedError;
+  }
+  return PyExc_RuntimeError;
+}
+
+}  // namespace
+
+void register_error_translation(pybind11::module_& /*m*/) {
+  pybind11::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      PyErr_SetString(python_type(e.kind()), e.what());
+    }
+  });
+}
+
+}  // namespace strideweave::bindings

@@ -1,0 +1,21 @@
+// Conversion between Python integers / nested tuples and IntTuple.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string_view>
+
+#include "strideweave/layout/int_tuple.h"
+
+namespace strideweave::bindings {
+
+// Converts an int, or a (nested) tuple or list of ints, to an IntTuple.
+// Throws TypeError naming `what` and the offending object for a leaf that is
+// not an integer or is a bool, or for any other container; ValueError for an
+// integer outside int64.
+IntTuple to_int_tuple(pybind11::handle obj, std::string_view what);
+
+// An int for a leaf, a tuple of converted elements otherwise.
+pybind11::object from_int_tuple(const IntTuple& t);
+
+}  // namespace strideweave::bindings

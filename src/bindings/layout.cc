@@ -1,0 +1,152 @@
+// Python binding of core-layout: strideweave.Layout and the layout algebra.
+#include "layout.h"
+
+#include <string>
+
+#include "int_tuple_convert.h"
+#include "strideweave/layout/algebra.h"
+#include "strideweave/layout/layout.h"
+#include "strideweave/util/error.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+Tiler to_tiler(py::handle obj, const char* what) {
+  if (!PyTuple_Check(obj.ptr()) && !PyList_Check(obj.ptr())) {
+    throw TypeError(std::string(what) + " must be a Layout or a tuple of Layouts, not " +
+                    py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  }
+  Tiler tiler;
+  for (py::handle e : obj) {
+    if (!py::isinstance<Layout>(e)) {
+      throw TypeError(std::string(what) + " tiler element " + py::repr(e).cast<std::string>() +
+                      " is not a Layout");
+    }
+    tiler.push_back(e.cast<Layout>());
+  }
+  return tiler;
+}
+
+// Calls layout_fn for a Layout operand and tiler_fn for a tuple of Layouts.
+template <typename LayoutFn, typename TilerFn>
+Layout dispatch(py::handle b, const char* what, LayoutFn layout_fn, TilerFn tiler_fn) {
+  if (py::isinstance<Layout>(b)) return layout_fn(b.cast<const Layout&>());
+  return tiler_fn(to_tiler(b, what));
+}
+
+}  // namespace
+
+void bind_layout(py::module_& m) {
+  py::class_<Layout>(m, "Layout", R"doc(
+A hierarchical function from logical coordinates to scalar storage indices.
+
+Layout(shape, stride=None): shape and stride are integers or nested tuples of
+non-negative integers with the same tree structure; stride None takes the
+compact column-major stride of shape. Layouts are immutable, compare by value
+and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
+)doc")
+      .def(py::init([](py::handle shape, py::handle stride) {
+             IntTuple s = to_int_tuple(shape, "Layout shape");
+             if (stride.is_none()) return Layout(s);
+             return Layout(s, to_int_tuple(stride, "Layout stride"));
+           }),
+           py::arg("shape"), py::arg("stride") = py::none())
+      .def_property_readonly("shape", [](const Layout& l) { return from_int_tuple(l.shape()); })
+      .def_property_readonly("stride", [](const Layout& l) { return from_int_tuple(l.stride()); })
+      .def_property_readonly("size", &Layout::size)
+      .def_property_readonly("cosize", &Layout::cosize)
+      .def_property_readonly("rank", &Layout::rank)
+      .def_property_readonly("depth", &Layout::depth)
+      .def_property_readonly("leaf_modes",
+                             [](const Layout& l) {
+                               py::list out;
+                               for (const LeafMode& mode : l.leaf_modes()) {
+                                 out.append(py::make_tuple(mode.extent, mode.stride));
+                               }
+                               return out;
+                             })
+      .def(
+          "__call__",
+          [](const Layout& l, py::handle coord) { return l(to_int_tuple(coord, "coordinate")); },
+          py::arg("coord"))
+      .def(
+          "idx2crd",
+          [](const Layout& l, int64_t index) { return from_int_tuple(l.idx2crd(index)); },
+          py::arg("index"))
+      .def("mode", &Layout::mode, py::arg("i"))
+      .def("is_injective", &Layout::is_injective)
+      .def("__repr__", &Layout::to_string)
+      .def("__eq__",
+           [](const Layout& a, py::handle b) -> py::object {
+             if (!py::isinstance<Layout>(b))
+               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a == b.cast<const Layout&>());
+           })
+      .def("__ne__",
+           [](const Layout& a, py::handle b) -> py::object {
+             if (!py::isinstance<Layout>(b))
+               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a != b.cast<const Layout&>());
+           })
+      .def("__hash__", [](const Layout& l) { return static_cast<py::ssize_t>(l.hash() >> 1); })
+      .def(py::pickle(
+          [](const Layout& l) {
+            return py::make_tuple(from_int_tuple(l.shape()), from_int_tuple(l.stride()));
+          },
+          [](const py::tuple& state) {
+            return Layout(to_int_tuple(state[0], "Layout shape"),
+                          to_int_tuple(state[1], "Layout stride"));
+          }));
+
+  m.def(
+      "compact_col_major",
+      [](py::handle shape) { return compact_col_major(to_int_tuple(shape, "shape")); },
+      py::arg("shape"), "The canonical injective layout of shape: CuTe's compact column-major.");
+  m.def(
+      "idx2crd",
+      [](int64_t index, py::handle shape) {
+        return from_int_tuple(idx2crd(index, to_int_tuple(shape, "shape")));
+      },
+      py::arg("index"), py::arg("shape"));
+  m.def("coalesce", &coalesce, py::arg("layout"));
+  m.def(
+      "composition",
+      [](const Layout& a, py::handle b) {
+        return dispatch(
+            b, "composition operand B", [&](const Layout& x) { return composition(a, x); },
+            [&](const Tiler& t) { return composition(a, t); });
+      },
+      py::arg("a"), py::arg("b"));
+  m.def("complement", &complement, py::arg("layout"), py::arg("cotarget"));
+  m.def("right_inverse", &right_inverse, py::arg("layout"));
+  m.def(
+      "logical_divide",
+      [](const Layout& a, py::handle b) {
+        return dispatch(
+            b, "logical_divide operand B", [&](const Layout& x) { return logical_divide(a, x); },
+            [&](const Tiler& t) { return logical_divide(a, t); });
+      },
+      py::arg("a"), py::arg("b"));
+  m.def(
+      "zipped_divide",
+      [](const Layout& a, py::handle b) {
+        return dispatch(
+            b, "zipped_divide operand B", [&](const Layout& x) { return zipped_divide(a, x); },
+            [&](const Tiler& t) { return zipped_divide(a, t); });
+      },
+      py::arg("a"), py::arg("b"));
+  m.def(
+      "tiled_divide",
+      [](const Layout& a, py::handle b) {
+        return dispatch(
+            b, "tiled_divide operand B", [&](const Layout& x) { return tiled_divide(a, x); },
+            [&](const Tiler& t) { return tiled_divide(a, t); });
+      },
+      py::arg("a"), py::arg("b"));
+  m.def("logical_product", &logical_product, py::arg("a"), py::arg("b"));
+}
+
+}  // namespace strideweave::bindings

@@ -1,0 +1,20 @@
+// strideweave._core: the pybind11 module. Each feature binds itself in its
+// own file; this one only assembles them.
+#include <pybind11/pybind11.h>
+
+#include "carrier.h"
+#include "dlpack.h"
+#include "dtype.h"
+#include "errors.h"
+#include "layout.h"
+#include "tensor.h"
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "StrideWeave's C++ core (layouts, tensors, carriers, DLPack export).";
+  strideweave::bindings::register_error_translation(m);
+  strideweave::bindings::bind_layout(m);
+  strideweave::bindings::bind_dtype(m);
+  strideweave::bindings::bind_carriers(m);
+  strideweave::bindings::bind_tensor(m);
+  strideweave::bindings::bind_dlpack(m);
+}

@@ -1,0 +1,218 @@
+// Python binding of spec/core-tensor-representation: Tensor, views, tolist
+// and the friendly factories. DLPack methods are bound in dlpack.cc.
+#include "tensor.h"
+
+#include <pybind11/stl.h>
+
+#include <string>
+#include <vector>
+
+#include "int_tuple_convert.h"
+#include "strideweave/carrier/carrier.h"
+#include "strideweave/tensor/factories.h"
+#include "strideweave/tensor/tensor.h"
+#include "strideweave/util/error.h"
+#include "value_convert.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+// Nests `values` (flat colexicographic leaf order) one list level per leaf
+// mode, the first leaf mode outermost.
+py::object nest(const std::vector<Value>& values, const std::vector<int64_t>& extents,
+                std::size_t level, int64_t base, int64_t weight) {
+  if (level == extents.size()) return from_value(values[static_cast<std::size_t>(base)]);
+  py::list out;
+  for (int64_t i = 0; i < extents[level]; ++i) {
+    out.append(nest(values, extents, level + 1, base + i * weight, weight * extents[level]));
+  }
+  return std::move(out);
+}
+
+py::object tolist(const Tensor& t) {
+  const std::vector<Value> values = t.values();
+  const IntTuple& shape = t.shape();
+  if (shape.is_leaf()) {
+    py::list out;
+    for (const Value& v : values) out.append(from_value(v));
+    return std::move(out);
+  }
+  return nest(values, shape.leaves(), 0, 0, 1);
+}
+
+std::optional<DType> optional_dtype(const py::object& dtype) {
+  if (dtype.is_none()) return std::nullopt;
+  if (!py::isinstance<DType>(dtype)) {
+    throw TypeError("dtype " + py::repr(dtype).cast<std::string>() + " is not a strideweave dtype");
+  }
+  return dtype.cast<DType>();
+}
+
+// Reads nested sequences (first mode outermost) into a shape and values.
+void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extents,
+                 std::vector<Value>& values) {
+  const bool is_sequence = (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()));
+  if (depth == extents.size()) {
+    if (is_sequence) throw ValueError("ragged nesting: a sequence where a value was expected");
+    values.push_back(to_value(obj));
+    return;
+  }
+  if (!is_sequence) throw ValueError("ragged nesting: a value where a sequence was expected");
+  const auto n = static_cast<int64_t>(py::len(obj));
+  if (n != extents[depth]) {
+    throw ValueError("ragged nesting: length " + std::to_string(n) + " at depth " +
+                     std::to_string(depth) + " differs from " + std::to_string(extents[depth]));
+  }
+  for (py::handle e : obj) read_nested(e, depth + 1, extents, values);
+}
+
+std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
+  if (py::hasattr(values, "tolist") && !PyList_Check(values.ptr()))
+    values = values.attr("tolist")();
+  // The shape comes from the first element at each depth; read_nested then
+  // checks every element against it.
+  std::vector<int64_t> extents;
+  for (py::handle probe = values; PyList_Check(probe.ptr()) || PyTuple_Check(probe.ptr());) {
+    extents.push_back(static_cast<int64_t>(py::len(probe)));
+    if (extents.back() == 0) break;
+    probe = probe[py::int_(0)];
+  }
+  std::vector<Value> flat;
+  read_nested(values, 0, extents, flat);
+  std::vector<IntTuple> modes(extents.begin(), extents.end());
+  const IntTuple shape = extents.size() == 1 ? IntTuple(extents[0]) : IntTuple::tuple(modes);
+  return tensor_from_values(shape, flat, optional_dtype(dtype));
+}
+
+IndexItem to_index_item(py::handle item) {
+  if (PySlice_Check(item.ptr())) {
+    const py::slice s = py::reinterpret_borrow<py::slice>(item);
+    Slice out;
+    const auto bound = [](py::handle v) -> std::optional<int64_t> {
+      if (v.is_none()) return std::nullopt;
+      return v.cast<int64_t>();
+    };
+    out.start = bound(s.attr("start"));
+    out.stop = bound(s.attr("stop"));
+    out.step = bound(s.attr("step")).value_or(1);
+    return out;
+  }
+  if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
+    throw TypeError("tensor index " + py::repr(item).cast<std::string>() +
+                    " is not an integer or a slice");
+  }
+  return item.cast<int64_t>();
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::class_<Tensor, py::smart_holder>(m, "Tensor", R"doc(
+A logical dtype plus one subtensor (carrier, offset, layout), or validated planes.
+
+Tensor(carrier, layout, offset=0) views a window of carrier; see
+spec/core-tensor-representation.
+)doc")
+      .def(py::init([](py::handle carrier, py::handle layout, int64_t offset) {
+             if (!py::isinstance<Carrier>(carrier)) {
+               throw TypeError("Tensor carrier " + py::repr(carrier).cast<std::string>() +
+                               " is not a Carrier");
+             }
+             if (!py::isinstance<Layout>(layout)) {
+               throw TypeError("Tensor layout " + py::repr(layout).cast<std::string>() +
+                               " is not a Layout");
+             }
+             return Tensor::make(carrier.cast<std::shared_ptr<Carrier>>(), layout.cast<Layout>(),
+                                 offset);
+           }),
+           py::arg("carrier"), py::arg("layout"), py::arg("offset") = 0)
+      .def_static(
+          "from_planes",
+          [](py::handle dtype, py::handle planes) {
+            if (!py::isinstance<DType>(dtype)) {
+              throw TypeError("from_planes dtype " + py::repr(dtype).cast<std::string>() +
+                              " is not a strideweave dtype");
+            }
+            std::vector<std::shared_ptr<Tensor>> converted;
+            for (py::handle p : planes) {
+              if (!py::isinstance<Tensor>(p)) {
+                throw TypeError("from_planes plane " + py::repr(p).cast<std::string>() +
+                                " is not a Tensor");
+              }
+              converted.push_back(p.cast<std::shared_ptr<Tensor>>());
+            }
+            return Tensor::from_planes(dtype.cast<DType>(), std::move(converted));
+          },
+          py::arg("dtype"), py::arg("planes"))
+      .def_property_readonly("dtype", &Tensor::dtype)
+      .def_property_readonly("shape", [](const Tensor& t) { return from_int_tuple(t.shape()); })
+      .def_property_readonly("carrier",
+                             [](const Tensor& t) { return t.subtensor("carrier").carrier; })
+      .def_property_readonly("layout", [](const Tensor& t) { return t.subtensor("layout").layout; })
+      .def_property_readonly("offset", [](const Tensor& t) { return t.subtensor("offset").offset; })
+      .def_property_readonly("is_multi_subtensor", &Tensor::is_multi_subtensor)
+      .def_property_readonly("planes", [](const Tensor& t) { return t.planes(); })
+      .def("tolist", &tolist)
+      .def("is_mutable", &Tensor::is_mutable)
+      .def("relayout", &Tensor::relayout, py::arg("layout"), py::arg("offset") = 0)
+      .def(
+          "broadcast_to",
+          [](const Tensor& t, py::handle shape) {
+            return t.broadcast_to(to_int_tuple(shape, "broadcast_to shape"));
+          },
+          py::arg("shape"))
+      .def("__getitem__",
+           [](const Tensor& t, py::handle key) {
+             std::vector<IndexItem> items;
+             if (PyTuple_Check(key.ptr())) {
+               for (py::handle k : key) items.push_back(to_index_item(k));
+             } else {
+               items.push_back(to_index_item(key));
+             }
+             return t.index(items);
+           })
+      .def("__repr__", [](const Tensor& t) {
+        if (t.is_multi_subtensor()) {
+          return "Tensor(" + t.dtype().name() + ", shape=" + t.shape().to_string() + ", " +
+                 std::to_string(t.planes().size()) + " planes)";
+        }
+        const Subtensor& s = t.subtensor("repr");
+        return "Tensor(" + t.dtype().name() + ", " + s.layout.to_string() + " + " +
+               std::to_string(s.offset) + " on " + s.carrier->label() + ")";
+      });
+
+  m.def("tensor", &tensor_factory, py::arg("values"), py::arg("dtype") = py::none(),
+        "A Tensor copying nested sequences (or anything with tolist()) into a new CPU carrier.");
+  m.def(
+      "zeros",
+      [](py::handle shape, py::object dtype) {
+        return zeros(to_int_tuple(shape, "zeros shape"),
+                     optional_dtype(dtype).value_or(DType::Float32()));
+      },
+      py::arg("shape"), py::arg("dtype") = py::none());
+  m.def(
+      "full",
+      [](py::handle shape, py::handle value, py::object dtype) {
+        return full(to_int_tuple(shape, "full shape"), to_value(value), optional_dtype(dtype));
+      },
+      py::arg("shape"), py::arg("value"), py::arg("dtype") = py::none());
+  m.def(
+      "arange",
+      [](py::handle start, py::object stop, py::handle step, py::object dtype) {
+        Value first = to_value(start);
+        Value last = first;
+        if (stop.is_none()) {
+          first = int64_t{0};
+        } else {
+          last = to_value(stop);
+        }
+        return arange(first, last, to_value(step), optional_dtype(dtype));
+      },
+      py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1,
+      py::arg("dtype") = py::none());
+}
+
+}  // namespace strideweave::bindings

@@ -1,0 +1,76 @@
+#include "value_convert.h"
+
+#include <string>
+
+#include "strideweave/util/error.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+std::string type_name(py::handle obj) {
+  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
+}
+
+Scalar to_scalar(py::handle obj) {
+  const Value v = to_value(obj);
+  if (const bool* b = std::get_if<bool>(&v)) return *b;
+  if (const int64_t* i = std::get_if<int64_t>(&v)) return *i;
+  if (const double* d = std::get_if<double>(&v)) return *d;
+  throw TypeError("record field " + py::repr(obj).cast<std::string>() + " is not a scalar");
+}
+
+}  // namespace
+
+Value to_value(py::handle obj) {
+  if (PyBool_Check(obj.ptr())) return obj.ptr() == Py_True;
+  if (PyTuple_Check(obj.ptr())) {
+    Record r;
+    for (py::handle e : obj) r.fields.push_back(to_scalar(e));
+    return r;
+  }
+  if (PyIndex_Check(obj.ptr())) {
+    const py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+    if (!as_int) throw py::error_already_set();
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+    if (overflow != 0) {
+      throw ValueError("value " + py::repr(obj).cast<std::string>() +
+                       " does not fit a signed 64-bit integer");
+    }
+    return static_cast<int64_t>(value);
+  }
+  if (PyFloat_Check(obj.ptr()) || py::hasattr(obj, "__float__")) {
+    const double d = PyFloat_AsDouble(obj.ptr());
+    if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    return d;
+  }
+  throw TypeError("value " + py::repr(obj).cast<std::string>() + " (" + type_name(obj) +
+                  ") is not a bool, an integer, a float or a record tuple");
+}
+
+py::object from_value(const Value& value) {
+  if (const bool* b = std::get_if<bool>(&value)) return py::bool_(*b);
+  if (const int64_t* i = std::get_if<int64_t>(&value)) return py::int_(*i);
+  if (const double* d = std::get_if<double>(&value)) return py::float_(*d);
+  const Record& r = std::get<Record>(value);
+  py::tuple out(r.fields.size());
+  for (std::size_t i = 0; i < r.fields.size(); ++i) {
+    out[i] = std::visit([](auto x) -> py::object { return py::cast(x); }, r.fields[i]);
+  }
+  return std::move(out);
+}
+
+std::vector<Value> to_values(py::handle iterable, const char* what) {
+  if (!py::isinstance<py::iterable>(iterable) || py::isinstance<py::str>(iterable)) {
+    throw TypeError(std::string(what) + " must be an iterable of values, not " +
+                    type_name(iterable));
+  }
+  std::vector<Value> out;
+  for (py::handle e : iterable) out.push_back(to_value(e));
+  return out;
+}
+
+}  // namespace strideweave::bindings

@@ -1,0 +1,156 @@
+#include "strideweave/carrier/carrier.h"
+
+#include <algorithm>
+
+#include "strideweave/util/error.h"
+
+namespace strideweave {
+
+namespace {
+std::atomic<uint64_t> next_carrier_id{1};
+}  // namespace
+
+bool VersionToken::is_current() const {
+  const std::shared_ptr<const Carrier> carrier = carrier_.lock();
+  return carrier != nullptr && carrier->version() == version_;
+}
+
+Carrier::Carrier(DType dtype, bool mutable_)
+    : dtype_(std::move(dtype)), id_(next_carrier_id++), constructed_mutable_(mutable_) {}
+
+Carrier::~Carrier() = default;
+
+const CarrierClass& Carrier::static_class() {
+  static const CarrierClass descriptor("Carrier", nullptr);
+  return descriptor;
+}
+
+int64_t Carrier::slots() const {
+  std::lock_guard lock(mu_);
+  return slots_;
+}
+
+std::string Carrier::label() const {
+  return carrier_class().name() + " carrier #" + std::to_string(id_);
+}
+
+void Carrier::require_live_locked(const char* operation) const {
+  if (released_) {
+    throw RuntimeError(std::string(operation) + " on " + label() + ", which is released");
+  }
+}
+
+void Carrier::require_publicly_mutable_locked(const char* operation) const {
+  require_live_locked(operation);
+  if (!constructed_mutable_) {
+    throw RuntimeError(std::string(operation) + " on " + label() +
+                       ", which was constructed immutable");
+  }
+  if (const std::shared_ptr<Carrier> owner = owner_.lock()) {
+    throw RuntimeError(std::string(operation) + " on " + label() + ", which is owned by " +
+                       owner->label());
+  }
+}
+
+void Carrier::require_slot_locked(int64_t slot) const {
+  if (slot < 0 || slot >= slots_) {
+    throw IndexError("slot " + std::to_string(slot) + " is out of range for " + label() + " with " +
+                     std::to_string(slots_) + " slots");
+  }
+}
+
+Value Carrier::read(int64_t slot) const {
+  std::lock_guard lock(mu_);
+  require_live_locked("read");
+  require_slot_locked(slot);
+  return do_read(slot);
+}
+
+void Carrier::write(int64_t slot, const Value& value) {
+  std::lock_guard lock(mu_);
+  require_publicly_mutable_locked("write");
+  require_slot_locked(slot);
+  do_write(slot, coerce(dtype_, value));
+  ++version_;
+}
+
+void Carrier::allocate(int64_t n) {
+  std::lock_guard lock(mu_);
+  require_publicly_mutable_locked("allocate");
+  if (n < 0) throw ValueError("allocate: slot count " + std::to_string(n) + " is negative");
+  if (!supports_allocation()) {
+    throw RuntimeError("allocate: " + carrier_class().name() + " does not support allocation");
+  }
+  if (slots_ != 0) {
+    throw RuntimeError("allocate on " + label() + ", which already holds " +
+                       std::to_string(slots_) + " slots");
+  }
+  do_allocate(n);
+  slots_ = n;
+  ++version_;
+}
+
+void Carrier::initialize_slots(int64_t n) {
+  std::lock_guard lock(mu_);
+  slots_ = n;
+}
+
+VersionToken Carrier::version_token() const {
+  return VersionToken(weak_from_this(), id_, version_.load());
+}
+
+void Carrier::release() {
+  std::lock_guard lock(mu_);
+  if (released_) return;
+  do_release();
+  released_ = true;
+  slots_ = 0;
+}
+
+bool Carrier::is_released() const {
+  std::lock_guard lock(mu_);
+  return released_;
+}
+
+bool Carrier::is_mutable() const {
+  std::lock_guard lock(mu_);
+  return !released_ && constructed_mutable_ && owner_.expired();
+}
+
+std::shared_ptr<Carrier> Carrier::owner() const {
+  std::lock_guard lock(mu_);
+  return owner_.lock();
+}
+
+void Carrier::take_ownership(Carrier& other) {
+  if (&other == this) throw ValueError(label() + " cannot take ownership of itself");
+  std::scoped_lock lock(mu_, other.mu_);
+  if (other.released_) {
+    throw RuntimeError(label() + " cannot take ownership of " + other.label() +
+                       ", which is released");
+  }
+  if (const std::shared_ptr<Carrier> current = other.owner_.lock()) {
+    throw RuntimeError(label() + " cannot take ownership of " + other.label() +
+                       ", which is owned by " + current->label());
+  }
+  other.owner_ = weak_from_this();
+  owned_.push_back(other.shared_from_this());
+}
+
+void Carrier::relinquish(Carrier& other) {
+  std::scoped_lock lock(mu_, other.mu_);
+  const auto it =
+      std::find_if(owned_.begin(), owned_.end(),
+                   [&](const std::shared_ptr<Carrier>& c) { return c.get() == &other; });
+  if (it == owned_.end()) {
+    throw ValueError(label() + " does not own " + other.label());
+  }
+  other.owner_.reset();
+  owned_.erase(it);
+}
+
+DLPackInfo Carrier::dlpack_info() const {
+  throw BufferError(carrier_class().name() + " does not support DLPack export");
+}
+
+}  // namespace strideweave

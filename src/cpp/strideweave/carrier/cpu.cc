@@ -1,0 +1,80 @@
+#include "strideweave/carrier/cpu.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "strideweave/carrier/generic.h"
+#include "strideweave/util/checked_math.h"
+#include "strideweave/util/error.h"
+
+namespace strideweave {
+
+namespace {
+
+std::size_t cpu_itemsize(const DType& dtype) {
+  const std::optional<std::size_t> size = dtype.itemsize();
+  if (!size) {
+    throw TypeError("CPU cannot hold the abstract dtype " + dtype.name() + ": it has no item size");
+  }
+  return *size;
+}
+
+}  // namespace
+
+void CPU::Free::operator()(std::byte* p) const noexcept { std::free(p); }
+
+const CarrierClass& CPU::static_class() {
+  static const CarrierClass descriptor("CPU", &Carrier::static_class());
+  return descriptor;
+}
+
+CPU::CPU(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Value>> values,
+         bool mutable_)
+    : Carrier(std::move(dtype), mutable_), itemsize_(cpu_itemsize(this->dtype())) {
+  const int64_t count = initial_slot_count("CPU", n, values);
+  buffer_ = allocate_buffer(count);
+  if (values) {
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      encode(this->dtype(), coerce(this->dtype(), (*values)[i]), buffer_.get() + i * itemsize_);
+    }
+  }
+  initialize_slots(count);
+}
+
+std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n) const {
+  const int64_t bytes = checked_mul(n, static_cast<int64_t>(itemsize_), "CPU buffer size");
+  const auto rounded = static_cast<std::size_t>(std::max<int64_t>(1, ceil_div(bytes, kAlignment)) *
+                                                static_cast<int64_t>(kAlignment));
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
+  if (p == nullptr)
+    throw RuntimeError("CPU: cannot allocate " + std::to_string(rounded) + " bytes");
+  std::memset(p, 0, rounded);
+  return std::unique_ptr<std::byte, Free>(p);
+}
+
+std::shared_ptr<Carrier> CPU::new_like() const { return std::make_shared<CPU>(dtype()); }
+
+DLPackInfo CPU::dlpack_info() const {
+  std::lock_guard lock(mu_);
+  return {reinterpret_cast<uint64_t>(buffer_.get()), kDLPackDeviceCPU, 0};
+}
+
+std::byte* CPU::data() const {
+  std::lock_guard lock(mu_);
+  require_live_locked("pointer");
+  return buffer_.get();
+}
+
+Value CPU::do_read(int64_t slot) const {
+  return decode(dtype(), buffer_.get() + static_cast<std::size_t>(slot) * itemsize_);
+}
+
+void CPU::do_write(int64_t slot, const Value& coerced) {
+  encode(dtype(), coerced, buffer_.get() + static_cast<std::size_t>(slot) * itemsize_);
+}
+
+void CPU::do_allocate(int64_t n) { buffer_ = allocate_buffer(n); }
+
+void CPU::do_release() { buffer_.reset(); }
+
+}  // namespace strideweave

@@ -1,0 +1,54 @@
+// CPU: slots in one 64-byte-aligned host buffer, exported to DLPack as
+// device (1, 0) (spec/carrier-storage, interop-movement).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "strideweave/carrier/carrier.h"
+
+namespace strideweave {
+
+class CPU : public Carrier {
+ public:
+  static constexpr std::size_t kAlignment = 64;
+
+  // n zero slots (empty when nullopt), or one slot per element of `values`.
+  // Throws TypeError naming CPU and the dtype for an abstract dtype, plus the
+  // errors of Generic's constructor.
+  CPU(DType dtype, std::optional<int64_t> n = std::nullopt,
+      std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
+
+  static const CarrierClass& static_class();
+  const CarrierClass& carrier_class() const override { return static_class(); }
+  std::shared_ptr<Carrier> new_like() const override;
+
+  // {data(), kDLCPU, 0}; pointer 0 once released.
+  DLPackInfo dlpack_info() const override;
+
+  // The buffer's address. Throws RuntimeError when released. Writes through
+  // it bypass the entry points and are invisible to versions.
+  std::byte* data() const;
+
+  std::size_t itemsize() const noexcept { return itemsize_; }
+
+ protected:
+  Value do_read(int64_t slot) const override;
+  void do_write(int64_t slot, const Value& coerced) override;
+  void do_allocate(int64_t n) override;
+  void do_release() override;
+
+ private:
+  struct Free {
+    void operator()(std::byte* p) const noexcept;
+  };
+  // A zeroed buffer for n slots; never null, even for n == 0.
+  std::unique_ptr<std::byte, Free> allocate_buffer(int64_t n) const;
+
+  std::size_t itemsize_;
+  std::unique_ptr<std::byte, Free> buffer_;
+};
+
+}  // namespace strideweave

@@ -1,0 +1,41 @@
+// Generic: element storage for any dtype, abstract ones included; no pointer
+// and no DLPack export (spec/carrier-storage).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "strideweave/carrier/carrier.h"
+
+namespace strideweave {
+
+class Generic : public Carrier {
+ public:
+  // n zero slots (empty when nullopt), or one slot per element of `values`.
+  // Throws ValueError for n < 0 or when n and values disagree, and the
+  // conversion errors of coerce for a value the dtype cannot represent.
+  Generic(DType dtype, std::optional<int64_t> n = std::nullopt,
+          std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
+
+  static const CarrierClass& static_class();
+  const CarrierClass& carrier_class() const override { return static_class(); }
+  std::shared_ptr<Carrier> new_like() const override;
+
+ protected:
+  Value do_read(int64_t slot) const override;
+  void do_write(int64_t slot, const Value& coerced) override;
+  void do_allocate(int64_t n) override;
+  void do_release() override;
+
+ private:
+  std::vector<Value> elements_;
+};
+
+// The slot count for a carrier built from (n, values), and the values coerced
+// to `dtype`. Throws ValueError naming `carrier` for a negative n or a
+// disagreement with len(values).
+int64_t initial_slot_count(const char* carrier, std::optional<int64_t> n,
+                           const std::optional<std::vector<Value>>& values);
+
+}  // namespace strideweave

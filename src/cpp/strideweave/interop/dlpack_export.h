@@ -1,0 +1,56 @@
+// DLPack export of a Tensor (spec/interop-movement): builds the managed
+// tensor a capsule carries. No Python here: the binding wraps the result in
+// a PyCapsule and supplies the keep-alive that holds the exporting Tensor.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "strideweave/interop/dlpack.h"
+#include "strideweave/tensor/tensor.h"
+
+namespace strideweave {
+
+// A (first, second) integer pair from the consumer: a version or a device.
+using IntPair = std::pair<int64_t, int64_t>;
+
+// The consumer's demands, already converted from the protocol's arguments.
+struct ExportRequest {
+  std::optional<IntPair> max_version;  // nullopt: produce the legacy structure
+  std::optional<IntPair> dl_device;    // nullopt: no device demanded
+  bool copy = false;                   // the truth value of the copy argument
+};
+
+// One produced managed tensor; exactly one of the pointers is set. The
+// receiver owns it and must eventually call its deleter exactly once.
+struct ExportedTensor {
+  dlpack::DLManagedTensor* legacy = nullptr;
+  dlpack::DLManagedTensorVersioned* versioned = nullptr;
+};
+
+// The exporting carrier's DLPack device, from its dlpack_info() hook.
+// Throws NotImplementedError for a multi-subtensor tensor (before touching
+// any carrier) and whatever the hook throws (BufferError by default).
+IntPair dlpack_device(const Tensor& tensor);
+
+// Exports `tensor` without copying. Checks, in order: one subtensor
+// (NotImplementedError); max_version components non-negative (ValueError);
+// copy false (BufferError); the carrier's dlpack_info() hook (its own
+// exceptions, unchanged); dtype Float32 or Int32 (BufferError); dl_device
+// equal to the reported device (BufferError); a non-null pointer when the
+// tensor has elements (BufferError). Changes no version.
+//
+// The managed tensor holds `keepalive` until its deleter runs; shape and
+// strides are the layout's leaf modes (elements), data the carrier's pointer,
+// byte_offset the offset times the item size; a versioned tensor has version
+// 1.0 and sets READ_ONLY exactly when the tensor is not publicly mutable.
+ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
+                             std::shared_ptr<void> keepalive);
+
+// Managed tensors produced and not yet deleted, process-wide (for tests of
+// exactly-once deletion).
+int64_t live_dlpack_exports() noexcept;
+
+}  // namespace strideweave

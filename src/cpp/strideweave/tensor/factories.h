@@ -1,0 +1,39 @@
+// Friendly factories (spec/core-tensor-representation): each copies its
+// values into a fresh, publicly mutable CPU carrier and returns a Tensor at
+// offset 0 under the canonical compact column-major layout of its shape.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "strideweave/dtype/dtype.h"
+#include "strideweave/dtype/value.h"
+#include "strideweave/layout/int_tuple.h"
+#include "strideweave/tensor/tensor.h"
+
+namespace strideweave {
+
+// The dtype values infer: Bool when all are bools, Int32 when all are
+// integers (bools excluded), Float32 when any is a float; Float32 when there
+// are no values. Throws TypeError for a mix of bools and numbers or a record.
+DType infer_dtype(const std::vector<Value>& values);
+
+// A tensor of `shape` holding `values` given with the first leaf mode
+// outermost (the order of nested lists), converted to `dtype` or to the
+// inferred dtype. Throws ValueError when the count differs from size(shape).
+std::shared_ptr<Tensor> tensor_from_values(const IntTuple& shape, const std::vector<Value>& values,
+                                           std::optional<DType> dtype);
+
+// A tensor of `shape` with every element `value`.
+std::shared_ptr<Tensor> full(const IntTuple& shape, const Value& value, std::optional<DType> dtype);
+
+// zeros: full of dtype's zero.
+std::shared_ptr<Tensor> zeros(const IntTuple& shape, const DType& dtype);
+
+// start, start + step, ... below stop (above it for a negative step).
+// Throws ValueError for step 0.
+std::shared_ptr<Tensor> arange(const Value& start, const Value& stop, const Value& step,
+                               std::optional<DType> dtype);
+
+}  // namespace strideweave

@@ -1,0 +1,221 @@
+#include "strideweave/tensor/tensor.h"
+
+#include <string>
+
+#include "strideweave/util/error.h"
+
+namespace strideweave {
+
+namespace {
+
+void validate_window(const Carrier& carrier, const Layout& layout, int64_t offset) {
+  if (offset < 0) throw ValueError("Tensor offset " + std::to_string(offset) + " is negative");
+  if (carrier.is_released()) {
+    throw RuntimeError("Tensor over " + carrier.label() + ", which is released");
+  }
+  if (layout.size() == 0) return;
+  const int64_t slots = carrier.slots();
+  if (offset > slots || layout.cosize() > slots - offset) {
+    throw ValueError("Tensor window [" + std::to_string(offset) + ", " + std::to_string(offset) +
+                     " + " + std::to_string(layout.cosize()) + ") exceeds the " +
+                     std::to_string(slots) + " slots of " + carrier.label());
+  }
+}
+
+// `mode` broadcast to `target` (one top-level mode of each).
+Layout broadcast_mode(const Layout& mode, const IntTuple& target, const Layout& whole,
+                      const IntTuple& whole_target) {
+  if (mode.shape() == target) return mode;
+  if (mode.shape().is_leaf() && mode.shape().value() == 1) {
+    const std::vector<int64_t> zeros(target.leaf_count(), 0);
+    return Layout(target, unflatten(zeros, target));
+  }
+  throw ValueError("cannot broadcast shape " + whole.shape().to_string() + " to " +
+                   whole_target.to_string() + ": mode " + mode.shape().to_string() +
+                   " is neither equal to " + target.to_string() + " nor of extent 1");
+}
+
+}  // namespace
+
+Tensor::Tensor(DType dtype, std::optional<Subtensor> single,
+               std::vector<std::shared_ptr<Tensor>> planes)
+    : dtype_(std::move(dtype)), single_(std::move(single)), planes_(std::move(planes)) {}
+
+std::shared_ptr<Tensor> Tensor::make(std::shared_ptr<Carrier> carrier, Layout layout,
+                                     int64_t offset) {
+  validate_window(*carrier, layout, offset);
+  DType dtype = carrier->dtype();
+  return std::shared_ptr<Tensor>(
+      new Tensor(std::move(dtype), Subtensor{std::move(carrier), offset, std::move(layout)}, {}));
+}
+
+std::shared_ptr<Tensor> Tensor::from_planes(DType dtype,
+                                            std::vector<std::shared_ptr<Tensor>> planes) {
+  if (!dtype.is_compound()) {
+    throw TypeError("from_planes needs a compound dtype, not " + dtype.name());
+  }
+  const std::vector<Field>& fields = dtype.fields();
+  if (planes.size() != fields.size()) {
+    throw ValueError("from_planes: " + dtype.name() + " has " + std::to_string(fields.size()) +
+                     " fields but " + std::to_string(planes.size()) + " planes were given");
+  }
+  for (std::size_t i = 0; i < planes.size(); ++i) {
+    const std::string which = "plane " + std::to_string(i) + " ('" + fields[i].name + "')";
+    if (planes[i]->is_multi_subtensor()) {
+      throw ValueError("from_planes: " + which + " is itself multi-subtensor");
+    }
+    if (planes[i]->dtype() != fields[i].dtype) {
+      throw ValueError("from_planes: " + which + " has dtype " + planes[i]->dtype().name() +
+                       ", field dtype is " + fields[i].dtype.name());
+    }
+    if (planes[i]->shape() != planes[0]->shape()) {
+      throw ValueError("from_planes: " + which + " has shape " + planes[i]->shape().to_string() +
+                       ", plane 0 has " + planes[0]->shape().to_string());
+    }
+  }
+  return std::shared_ptr<Tensor>(new Tensor(std::move(dtype), std::nullopt, std::move(planes)));
+}
+
+const IntTuple& Tensor::shape() const noexcept {
+  return single_ ? single_->layout.shape() : planes_.front()->shape();
+}
+
+const Subtensor& Tensor::subtensor(const char* operation) const {
+  if (!single_) {
+    throw NotImplementedError(std::string(operation) +
+                              " is not implemented for a multi-subtensor tensor of dtype " +
+                              dtype_.name());
+  }
+  return *single_;
+}
+
+std::vector<Value> Tensor::values() const {
+  if (single_) {
+    const Subtensor& s = *single_;
+    std::vector<Value> out;
+    out.reserve(static_cast<std::size_t>(s.layout.size()));
+    for (int64_t i = 0; i < s.layout.size(); ++i) {
+      out.push_back(s.carrier->read(s.offset + s.layout(i)));
+    }
+    return out;
+  }
+  std::vector<std::vector<Value>> per_plane;
+  for (const auto& plane : planes_) per_plane.push_back(plane->values());
+  std::vector<Value> out(per_plane.front().size());
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Record r;
+    for (const auto& plane : per_plane) {
+      const Value& v = plane[i];
+      if (const bool* b = std::get_if<bool>(&v)) {
+        r.fields.emplace_back(*b);
+      } else if (const int64_t* n = std::get_if<int64_t>(&v)) {
+        r.fields.emplace_back(*n);
+      } else {
+        r.fields.emplace_back(std::get<double>(v));
+      }
+    }
+    out[i] = std::move(r);
+  }
+  return out;
+}
+
+bool Tensor::is_mutable() const {
+  if (single_) return single_->carrier->is_mutable();
+  for (const auto& plane : planes_) {
+    if (!plane->is_mutable()) return false;
+  }
+  return true;
+}
+
+std::shared_ptr<Tensor> Tensor::relayout(Layout layout, int64_t offset) const {
+  const Subtensor& s = subtensor("relayout");
+  return make(s.carrier, std::move(layout), offset);
+}
+
+std::shared_ptr<Tensor> Tensor::index(const std::vector<IndexItem>& items) const {
+  const Subtensor& s = subtensor("indexing");
+  const Layout& layout = s.layout;
+  if (items.size() > layout.rank()) {
+    throw IndexError("too many indices: " + std::to_string(items.size()) +
+                     " for a tensor of rank " + std::to_string(layout.rank()));
+  }
+  int64_t offset = s.offset;
+  std::vector<Layout> kept;
+  for (std::size_t m = 0; m < layout.rank(); ++m) {
+    const Layout mode = layout.mode(m);
+    if (m >= items.size()) {
+      kept.push_back(mode);
+      continue;
+    }
+    if (const int64_t* i = std::get_if<int64_t>(&items[m])) {
+      if (*i < 0 || *i >= mode.size()) {
+        throw IndexError("index " + std::to_string(*i) + " is out of range for mode " +
+                         std::to_string(m) + " of extent " + std::to_string(mode.size()));
+      }
+      offset += mode(*i);
+      continue;
+    }
+    const Slice& slice = std::get<Slice>(items[m]);
+    if (slice.step <= 0) {
+      throw ValueError("slice step " + std::to_string(slice.step) + " must be positive");
+    }
+    if ((slice.start && *slice.start < 0) || (slice.stop && *slice.stop < 0)) {
+      throw ValueError("slice bounds must be non-negative");
+    }
+    const bool full = (!slice.start || *slice.start == 0) &&
+                      (!slice.stop || *slice.stop >= mode.size()) && slice.step == 1;
+    if (full) {
+      kept.push_back(mode);
+      continue;
+    }
+    if (!mode.shape().is_leaf()) {
+      throw ValueError("mode " + std::to_string(m) + " has the tuple shape " +
+                       mode.shape().to_string() + "; only the full slice ':' applies to it");
+    }
+    const int64_t extent = mode.size();
+    const int64_t start = std::min(slice.start.value_or(0), extent);
+    const int64_t stop = std::min(slice.stop.value_or(extent), extent);
+    const int64_t count = stop > start ? (stop - start + slice.step - 1) / slice.step : 0;
+    const int64_t stride = mode.stride().value();
+    if (count > 0) offset += start * stride;
+    kept.push_back(Layout(count, stride * slice.step));
+  }
+  Layout result = kept.size() == 1 && layout.shape().is_leaf() ? kept.front() : make_layout(kept);
+  return make(s.carrier, std::move(result), offset);
+}
+
+std::shared_ptr<Tensor> Tensor::broadcast_to(const IntTuple& shape) const {
+  const Subtensor& s = subtensor("broadcast_to");
+  return make(s.carrier, broadcast_layout(s.layout, shape), s.offset);
+}
+
+Layout broadcast_layout(const Layout& layout, const IntTuple& shape) {
+  const auto fail = [&](const std::string& why) {
+    return ValueError("cannot broadcast shape " + layout.shape().to_string() + " to " +
+                      shape.to_string() + ": " + why);
+  };
+  for (int64_t extent : shape.leaves()) {
+    if (extent < 0) throw fail("extent " + std::to_string(extent) + " is negative");
+  }
+  if (layout.shape().is_leaf() || shape.is_leaf()) {
+    if (!shape.is_leaf() && shape.rank() >= 1) {
+      // An integral layout broadcasts as the first mode of a tuple target.
+      return broadcast_layout(make_layout({layout}), shape);
+    }
+    if (!layout.shape().is_leaf()) throw fail("the target has fewer modes");
+    return broadcast_mode(layout, shape, layout, shape);
+  }
+  if (shape.rank() < layout.rank()) throw fail("the target has fewer modes");
+  std::vector<Layout> modes;
+  for (std::size_t m = 0; m < shape.rank(); ++m) {
+    if (m < layout.rank()) {
+      modes.push_back(broadcast_mode(layout.mode(m), shape[m], layout, shape));
+    } else {
+      const std::vector<int64_t> zeros(shape[m].leaf_count(), 0);
+      modes.push_back(Layout(shape[m], unflatten(zeros, shape[m])));
+    }
+  }
+  return make_layout(modes);
+}
+
+}  // namespace strideweave

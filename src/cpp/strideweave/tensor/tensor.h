@@ -1,0 +1,96 @@
+// Tensor: a logical dtype plus an authoritative representation
+// (spec/core-tensor-representation).
+//
+// A Tensor is normally one subtensor (carrier, offset, layout); a tensor of
+// compound dtype may instead be a validated set of planes, one single-subtensor
+// Tensor per field. Tensors are shared by reference (std::shared_ptr) because
+// exports, autograd and the Python binding rely on their identity.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "strideweave/carrier/carrier.h"
+#include "strideweave/dtype/dtype.h"
+#include "strideweave/layout/layout.h"
+
+namespace strideweave {
+
+// A window of one carrier: the layout's indices, shifted by offset, are slots.
+struct Subtensor {
+  std::shared_ptr<Carrier> carrier;
+  int64_t offset;
+  Layout layout;
+};
+
+// One position of Tensor::index: an integer, or a slice of an integral mode.
+struct Slice {
+  std::optional<int64_t> start;
+  std::optional<int64_t> stop;
+  int64_t step = 1;
+};
+using IndexItem = std::variant<int64_t, Slice>;
+
+class Tensor : public std::enable_shared_from_this<Tensor> {
+ public:
+  // A single-subtensor tensor over `carrier`. Throws ValueError for a negative
+  // offset or a window (offset + cosize) beyond the carrier's slots, and
+  // RuntimeError naming the carrier when it is released.
+  static std::shared_ptr<Tensor> make(std::shared_ptr<Carrier> carrier, Layout layout,
+                                      int64_t offset = 0);
+
+  // A multi-subtensor tensor of compound `dtype`, one plane per field. Throws
+  // TypeError when dtype is not compound, ValueError naming the plane for a
+  // wrong plane count, a plane dtype differing from its field's, a plane
+  // shape differing from plane 0's, or a plane that is itself multi-subtensor.
+  static std::shared_ptr<Tensor> from_planes(DType dtype,
+                                             std::vector<std::shared_ptr<Tensor>> planes);
+
+  const DType& dtype() const noexcept { return dtype_; }
+  bool is_multi_subtensor() const noexcept { return !planes_.empty(); }
+
+  // The shape of the layout (of every plane).
+  const IntTuple& shape() const noexcept;
+
+  // The planes of a multi-subtensor tensor; empty otherwise.
+  const std::vector<std::shared_ptr<Tensor>>& planes() const noexcept { return planes_; }
+
+  // The one subtensor. Throws NotImplementedError naming `operation` for a
+  // multi-subtensor tensor, before touching any carrier.
+  const Subtensor& subtensor(const char* operation) const;
+
+  // The logical values in flat (colexicographic) leaf order; records of the
+  // plane values for a multi-subtensor tensor. Never changes a version.
+  std::vector<Value> values() const;
+
+  // Whether the carrier is publicly mutable now (every plane's, if planar).
+  bool is_mutable() const;
+
+  // A view with `layout` at `offset`, validated like make().
+  std::shared_ptr<Tensor> relayout(Layout layout, int64_t offset) const;
+
+  // Indexes top-level modes in order (spec/core-tensor-representation).
+  // Throws IndexError for an integer out of range or too many items, and
+  // ValueError for a partial slice of a tuple mode or a bad slice.
+  std::shared_ptr<Tensor> index(const std::vector<IndexItem>& items) const;
+
+  // A broadcast view whose modes are this tensor's, extent-one modes widened
+  // with stride 0, followed by further target modes with stride 0. Throws
+  // ValueError naming both shapes when a mode is neither equal nor extent one.
+  std::shared_ptr<Tensor> broadcast_to(const IntTuple& shape) const;
+
+ private:
+  Tensor(DType dtype, std::optional<Subtensor> single, std::vector<std::shared_ptr<Tensor>> planes);
+
+  DType dtype_;
+  std::optional<Subtensor> single_;
+  std::vector<std::shared_ptr<Tensor>> planes_;
+};
+
+// The layout `layout` broadcast to `shape` under Tensor::broadcast_to's rules.
+Layout broadcast_layout(const Layout& layout, const IntTuple& shape);
+
+}  // namespace strideweave
