@@ -218,3 +218,87 @@ def pow2_layouts(draw: st.DrawFn) -> sw.Layout:
 def coordinates(layout: sw.Layout) -> st.SearchStrategy[int]:
     """Flat indices of ``layout`` (requires size > 0)."""
     return st.integers(0, layout.size - 1)
+
+
+# -- dtypes, carriers and tensors ----------------------------------------------
+
+CONCRETE_DTYPES = st.sampled_from([sw.Bool, sw.Int32, sw.Float32])
+EXPORTABLE_DTYPES = st.sampled_from([sw.Float32, sw.Int32])
+BUILTIN_CARRIERS = st.sampled_from([sw.CPU, sw.Generic])
+ANY_LAYOUTS = layouts()
+OFFSETS = st.integers(0, 16)
+EXTRA_SLOTS = st.integers(0, 8)
+MUTABLE = st.just(True)
+
+
+def concrete_dtypes() -> st.SearchStrategy[sw.DType]:
+    """Bool, Int32 and Float32: the scalar dtypes every built-in carrier stores."""
+    return CONCRETE_DTYPES
+
+
+def exportable_dtypes() -> st.SearchStrategy[sw.DType]:
+    """The logical dtypes DLPack export maps: Float32 and Int32 (interop-movement)."""
+    return EXPORTABLE_DTYPES
+
+
+def _scalar_value(dtype: sw.DType, base: int, k: int) -> object:
+    """The k-th of a family of values of ``dtype`` distinct in k (cycling for Bool)."""
+    if dtype == sw.Bool:
+        return (base + k) % 2 == 1
+    if dtype == sw.Int32:
+        return base + k
+    if dtype == sw.Any:
+        return (base + k, float(base + k) + 0.5)[k % 2]
+    return float(base) + k / 4  # Float32 and Floating: exact in single precision
+
+
+@st.composite
+def slot_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list:
+    """``n`` values of ``dtype`` in random order, pairwise distinct where the dtype allows."""
+    base = draw(st.integers(-(2**20), 2**20))
+    if dtype.is_compound:
+        values = [
+            tuple(_scalar_value(f, base + i, k) for i, (_, f) in enumerate(dtype.fields))
+            for k in range(n)
+        ]
+    else:
+        values = [_scalar_value(dtype, base, k) for k in range(n)]
+    draw(st.randoms(use_true_random=False)).shuffle(values)
+    return values
+
+
+@st.composite
+def tensors(
+    draw: st.DrawFn,
+    dtypes: st.SearchStrategy[sw.DType] = CONCRETE_DTYPES,
+    layouts: st.SearchStrategy[sw.Layout] = ANY_LAYOUTS,
+    carrier_classes: st.SearchStrategy[type] = BUILTIN_CARRIERS,
+    offsets: st.SearchStrategy[int] = OFFSETS,
+    mutable: st.SearchStrategy[bool] = MUTABLE,
+    extra_slots: st.SearchStrategy[int] = EXTRA_SLOTS,
+) -> sw.Tensor:
+    """A tensor at a random offset of a fresh carrier of offset + cosize + extra slots.
+
+    Every slot holds a distinct value (where the dtype allows), so reading a wrong slot
+    (a hole, the region before the offset or the spare slots after the window) shows.
+    Abstract dtypes need carrier classes that store them (Generic, not CPU).
+    """
+    dtype = draw(dtypes)
+    layout = draw(layouts)
+    offset = draw(offsets)
+    carrier_class = draw(carrier_classes)
+    n = offset + layout.cosize + draw(extra_slots)
+    values = draw(slot_values(dtype, n))
+    carrier = carrier_class(dtype, values=values, mutable=draw(mutable))
+    return sw.Tensor(carrier, layout, offset)
+
+
+def cpu_tensors(
+    dtypes: st.SearchStrategy[sw.DType] = EXPORTABLE_DTYPES,
+    layouts: st.SearchStrategy[sw.Layout] = ANY_LAYOUTS,
+    offsets: st.SearchStrategy[int] = OFFSETS,
+    mutable: st.SearchStrategy[bool] = MUTABLE,
+    extra_slots: st.SearchStrategy[int] = EXTRA_SLOTS,
+) -> st.SearchStrategy[sw.Tensor]:
+    """Tensors over CPU carriers, by default of an exportable dtype (see ``tensors``)."""
+    return tensors(dtypes, layouts, st.just(sw.CPU), offsets, mutable, extra_slots)

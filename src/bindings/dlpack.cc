@@ -3,6 +3,7 @@
 // The managed tensor itself is built by the core (interop/dlpack_export).
 #include "dlpack.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -38,7 +39,16 @@ std::optional<IntPair> to_pair(py::handle obj, const char* what) {
       throw TypeError(std::string(what) + " element " + py::repr(e).cast<std::string>() +
                       " is not an integer");
     }
-    parts[i] = e.cast<int64_t>();
+    // Saturate: a ceiling or device beyond int64 compares like the extreme it
+    // exceeds (a huge major version is still >= 1, a huge negative one < 0).
+    const py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Index(e.ptr()));
+    if (!as_int) throw py::error_already_set();
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
+    if (value == -1 && PyErr_Occurred()) throw py::error_already_set();
+    parts[i] = overflow > 0   ? std::numeric_limits<int64_t>::max()
+               : overflow < 0 ? std::numeric_limits<int64_t>::min()
+                              : static_cast<int64_t>(value);
   }
   return IntPair{parts[0], parts[1]};
 }

@@ -6,6 +6,7 @@
 
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/util/error.h"
+#include "value_semantics.h"
 
 namespace py = pybind11;
 
@@ -42,8 +43,9 @@ DType compound(const py::args& args, const py::kwargs& kwargs) {
 }  // namespace
 
 void bind_dtype(py::module_& m) {
-  py::class_<DType>(m, "DType", "A logical dtype: concrete, abstract or compound.")
-      .def_property_readonly("name", &DType::name)
+  py::class_<DType> dtype(m, "DType", "A logical dtype: concrete, abstract or compound.");
+  def_value_semantics(dtype);
+  dtype.def_property_readonly("name", &DType::name)
       .def_property_readonly("is_concrete", &DType::is_concrete)
       .def_property_readonly("is_abstract", &DType::is_abstract)
       .def_property_readonly("is_compound", &DType::is_compound)
@@ -61,20 +63,7 @@ void bind_dtype(py::module_& m) {
                                }
                                return out;
                              })
-      .def("__repr__", &DType::name)
-      .def("__eq__",
-           [](const DType& a, py::handle b) -> py::object {
-             if (!py::isinstance<DType>(b))
-               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-             return py::bool_(a == b.cast<const DType&>());
-           })
-      .def("__ne__",
-           [](const DType& a, py::handle b) -> py::object {
-             if (!py::isinstance<DType>(b))
-               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-             return py::bool_(a != b.cast<const DType&>());
-           })
-      .def("__hash__", [](const DType& d) { return static_cast<py::ssize_t>(d.hash() >> 1); });
+      .def("__repr__", &DType::name);
 
   m.attr("Bool") = DType::Bool();
   m.attr("Int32") = DType::Int32();

@@ -7,6 +7,7 @@
 #include "strideweave/layout/algebra.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/util/error.h"
+#include "value_semantics.h"
 
 namespace py = pybind11;
 
@@ -40,14 +41,16 @@ Layout dispatch(py::handle b, const char* what, LayoutFn layout_fn, TilerFn tile
 }  // namespace
 
 void bind_layout(py::module_& m) {
-  py::class_<Layout>(m, "Layout", R"doc(
+  py::class_<Layout> layout(m, "Layout", R"doc(
 A hierarchical function from logical coordinates to scalar storage indices.
 
 Layout(shape, stride=None): shape and stride are integers or nested tuples of
 non-negative integers with the same tree structure; stride None takes the
 compact column-major stride of shape. Layouts are immutable, compare by value
 and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
-)doc")
+)doc");
+  def_value_semantics(layout);
+  layout
       .def(py::init([](py::handle shape, py::handle stride) {
              IntTuple s = to_int_tuple(shape, "Layout shape");
              if (stride.is_none()) return Layout(s);
@@ -79,19 +82,6 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
       .def("mode", &Layout::mode, py::arg("i"))
       .def("is_injective", &Layout::is_injective)
       .def("__repr__", &Layout::to_string)
-      .def("__eq__",
-           [](const Layout& a, py::handle b) -> py::object {
-             if (!py::isinstance<Layout>(b))
-               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-             return py::bool_(a == b.cast<const Layout&>());
-           })
-      .def("__ne__",
-           [](const Layout& a, py::handle b) -> py::object {
-             if (!py::isinstance<Layout>(b))
-               return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-             return py::bool_(a != b.cast<const Layout&>());
-           })
-      .def("__hash__", [](const Layout& l) { return static_cast<py::ssize_t>(l.hash() >> 1); })
       .def(py::pickle(
           [](const Layout& l) {
             return py::make_tuple(from_int_tuple(l.shape()), from_int_tuple(l.stride()));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "strideweave/util/error.h"
+#include "testing/expect_error.h"
 
 namespace strideweave {
 namespace {
@@ -16,13 +17,7 @@ T tup(std::initializer_list<IntTuple> e) { return IntTuple::tuple(e); }
 Layout L(const T& shape, const T& stride) { return Layout(shape, stride); }
 
 std::string value_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ValueError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected ValueError";
-  return "";
+  return testing_util::message_of<ValueError>(f);
 }
 
 TEST(core_layout__coalesce_keeps_the_function, merge_contiguous_modes) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "strideweave/util/error.h"
+#include "testing/expect_error.h"
 
 namespace strideweave {
 namespace {
@@ -13,17 +14,7 @@ using T = IntTuple;
 
 T tup(std::initializer_list<IntTuple> e) { return IntTuple::tuple(e); }
 
-// Runs `f`, expects it to throw E, and returns the message.
-template <typename E, typename F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an exception";
-  return "";
-}
+using testing_util::message_of;
 
 TEST(core_layout__layouts_pair_congruent_shape_and_stride_trees_of_non_negative_integers,
      build_a_hierarchical_layout) {

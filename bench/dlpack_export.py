@@ -1,0 +1,146 @@
+"""Benchmark: zero-copy DLPack export of StrideWeave tensors against NumPy and PyTorch.
+
+For each shape, one run times four pairs of calls, StrideWeave first, anchor second:
+
+* ``np.from_dlpack(t)`` vs ``np.from_dlpack(a)`` for a NumPy array ``a`` of the same shape;
+* ``torch.from_dlpack(t)`` vs ``torch.from_dlpack(x)`` for a torch tensor ``x``;
+* ``t.__dlpack__(max_version=(1, 0))`` vs ``a.__dlpack__(max_version=(1, 0))``;
+* ``t.__dlpack__()`` (legacy) vs ``a.__dlpack__()``.
+
+Anchors use the same strides as the StrideWeave layout (column-major), so both sides
+describe the same buffer. Every timed call also drops its result, so freeing the capsule
+or array is included. Figures are the median over ``--repeat`` runs of ``--number`` calls,
+after a warm-up; ratios are StrideWeave / anchor (1.0 = as fast as the anchor). Nothing
+here asserts a time.
+
+    PYTHONPATH=build/dev python bench/dlpack_export.py [--json PATH] [--repeat R] [--number N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import timeit
+from pathlib import Path
+
+import numpy as np
+import strideweave as sw
+import torch
+
+DEFAULT_JSON = Path("build/bench/dlpack_export.json")
+
+
+def column_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, running = [], 1
+    for extent in shape:
+        strides.append(running)
+        running *= extent
+    return tuple(strides)
+
+
+def cases() -> list[tuple[str, sw.Layout]]:
+    """Name and layout of every benchmarked tensor."""
+    return [
+        ("1-D 1e6", sw.Layout(1_000_000)),
+        ("2-D 1000x1000", sw.Layout((1000, 1000))),
+        ("hierarchical (64,(32,16))", sw.Layout((64, (32, 16)), (1, (64, 2048)))),
+        ("rank-0", sw.Layout(())),
+    ]
+
+
+def operands(layout: sw.Layout) -> tuple[sw.Tensor, np.ndarray, torch.Tensor]:
+    """A Float32 StrideWeave tensor and NumPy / torch anchors with its leaf shape and strides."""
+    t = sw.Tensor(sw.CPU(sw.Float32, layout.cosize), layout)
+    extents = tuple(e for e, _ in layout.leaf_modes)
+    strides = tuple(d for _, d in layout.leaf_modes)
+    assert strides == column_major(extents)
+    a = np.zeros(extents, dtype=np.float32, order="F")
+    x = torch.from_numpy(np.zeros(extents, dtype=np.float32, order="F"))
+    assert a.strides == tuple(4 * d for d in strides) and x.stride() == strides
+    return t, a, x
+
+
+def median_us(call, repeat: int, number: int) -> float:
+    """Median microseconds per call over ``repeat`` runs of ``number`` calls, after warm-up."""
+    timeit.repeat(call, repeat=2, number=max(1, number // 10))
+    runs = timeit.repeat(call, repeat=repeat, number=number)
+    return statistics.median(runs) / number * 1e6
+
+
+def calls(t: sw.Tensor, a: np.ndarray, x: torch.Tensor) -> dict[str, tuple]:
+    """Operation name -> (StrideWeave call, anchor call)."""
+    return {
+        "np.from_dlpack": (lambda: np.from_dlpack(t), lambda: np.from_dlpack(a)),
+        "torch.from_dlpack": (lambda: torch.from_dlpack(t), lambda: torch.from_dlpack(x)),
+        "__dlpack__ versioned": (
+            lambda: t.__dlpack__(max_version=(1, 0)),
+            lambda: a.__dlpack__(max_version=(1, 0)),
+        ),
+        "__dlpack__ legacy": (lambda: t.__dlpack__(), lambda: a.__dlpack__()),
+    }
+
+
+def measure(repeat: int, number: int) -> list[dict]:
+    rows = []
+    for name, layout in cases():
+        for operation, (ours, anchor) in calls(*operands(layout)).items():
+            ours_us = median_us(ours, repeat, number)
+            anchor_us = median_us(anchor, repeat, number)
+            rows.append(
+                {
+                    "case": name,
+                    "shape": [e for e, _ in layout.leaf_modes],
+                    "strides": [d for _, d in layout.leaf_modes],
+                    "operation": operation,
+                    "strideweave_us": ours_us,
+                    "anchor_us": anchor_us,
+                    "ratio": ours_us / anchor_us,
+                }
+            )
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    header = f"{'case':<27} {'operation':<21} {'StrideWeave us':>14} {'anchor us':>10} {'ratio':>6}"
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        lines.append(
+            f"{r['case']:<27} {r['operation']:<21} {r['strideweave_us']:>14.3f} "
+            f"{r['anchor_us']:>10.3f} {r['ratio']:>6.2f}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
+    parser.add_argument("--repeat", type=int, default=15, help="timed runs per call (median)")
+    parser.add_argument("--number", type=int, default=2000, help="calls per timed run")
+    args = parser.parse_args(argv)
+    rows = measure(args.repeat, args.number)
+    print(table(rows))
+    result = {
+        "benchmark": "dlpack_export",
+        "unit": "microseconds per call (median)",
+        "ratio": "strideweave_us / anchor_us",
+        "repeat": args.repeat,
+        "number": args.number,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "numpy": np.__version__,
+        "torch": torch.__version__,
+        "strideweave": sw.__version__,
+        "extension": sw._core.__file__,
+        "rows": rows,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""carrier-storage: release, public mutability, ownership and new_like."""
+
+import pytest
+import strideweave as sw
+
+RELEASE = "carrier-storage/release-relinquishes-storage-once"
+MUTABLE = "carrier-storage/public-mutability-follows-construction-and-ownership"
+LIKE = "carrier-storage/new-like-creates-an-empty-carrier-of-the-same-exact-class"
+
+BUILTINS = [sw.CPU, sw.Generic]
+
+
+@pytest.mark.spec(f"{RELEASE}/release-a-carrier", f"{RELEASE}#1", f"{RELEASE}#3", f"{RELEASE}#4")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_release_a_carrier(cls):
+    c = cls(sw.Float32, values=[1.0, 2.0])
+    c.write(0, 3.0)
+    c.release()
+    assert c.is_released
+    assert c.slots == 0
+    assert c.version == 1
+    for call in (lambda: c.read(0), lambda: c.write(0, 1.0), lambda: c.allocate(1)):
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert "released" in str(info.value)
+        assert cls.carrier_class.name in str(info.value)
+
+
+@pytest.mark.spec(f"{RELEASE}#3")
+def test_pointer_of_a_released_cpu_carrier_fails():
+    c = sw.CPU(sw.Int32, 2)
+    c.release()
+    with pytest.raises(RuntimeError, match="released"):
+        c.pointer()
+
+
+@pytest.mark.spec(f"{RELEASE}/release-twice", f"{RELEASE}#2")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_release_twice(cls):
+    c = cls(sw.Int32, 2)
+    c.release()
+    assert c.release() is None
+    assert c.is_released and c.version == 0
+
+
+@pytest.mark.spec(
+    f"{MUTABLE}/refuse-a-write-to-an-immutable-carrier", f"{MUTABLE}#1", f"{MUTABLE}#2"
+)
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_refuse_a_write_to_an_immutable_carrier(cls):
+    c = cls(sw.Float32, values=[1.0], mutable=False)
+    assert not c.is_mutable()
+    with pytest.raises(RuntimeError) as info:
+        c.write(0, 2.0)
+    assert "constructed immutable" in str(info.value)
+    assert cls.carrier_class.name in str(info.value)
+    assert c.read(0) == 1.0 and c.version == 0
+    empty = cls(sw.Float32, mutable=False)
+    with pytest.raises(RuntimeError, match="immutable"):
+        empty.allocate(2)
+    assert empty.slots == 0
+
+
+@pytest.mark.spec(f"{MUTABLE}#1")
+def test_a_released_carrier_is_not_publicly_mutable():
+    c = sw.CPU(sw.Int32, 1)
+    assert c.is_mutable()
+    c.release()
+    assert not c.is_mutable()
+
+
+@pytest.mark.spec(f"{MUTABLE}/own-and-relinquish-a-carrier", f"{MUTABLE}#3", f"{MUTABLE}#4")
+def test_own_and_relinquish_a_carrier():
+    owner, owned = sw.Generic(sw.Int32, 1), sw.CPU(sw.Int32, 1)
+    assert owned.owner is None and owned.is_mutable()
+    owner.take_ownership(owned)
+    assert owned.owner is owner
+    assert not owned.is_mutable()
+    with pytest.raises(RuntimeError) as info:
+        owned.write(0, 5)
+    assert "owned by" in str(info.value)
+    assert owned.read(0) == 0 and owned.version == 0
+    owner.relinquish(owned)
+    assert owned.owner is None and owned.is_mutable()
+    owned.write(0, 5)
+    assert owned.read(0) == 5
+
+
+@pytest.mark.spec(f"{MUTABLE}/refuse-an-invalid-ownership-transfer", f"{MUTABLE}#3", f"{MUTABLE}#4")
+def test_refuse_an_invalid_ownership_transfer():
+    a, b, c = sw.CPU(sw.Int32, 1), sw.CPU(sw.Int32, 1), sw.CPU(sw.Int32, 1)
+    with pytest.raises(ValueError, match="itself"):
+        a.take_ownership(a)
+    assert a.owner is None
+    b.take_ownership(c)
+    with pytest.raises(RuntimeError, match="owned by"):
+        a.take_ownership(c)
+    assert c.owner is b
+    released = sw.CPU(sw.Int32, 1)
+    released.release()
+    with pytest.raises(RuntimeError, match="released"):
+        a.take_ownership(released)
+    assert released.owner is None
+    with pytest.raises(ValueError, match="does not own"):
+        a.relinquish(c)
+    assert c.owner is b
+
+
+@pytest.mark.spec(f"{LIKE}/create-a-like-carrier-from-a-released-carrier", f"{LIKE}#1")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_create_a_like_carrier_from_a_released_carrier(cls):
+    c = cls(sw.Int32, values=[1, 2], mutable=False)
+    c.release()
+    like = c.new_like()
+    assert type(like) is cls
+    assert like.dtype == sw.Int32
+    assert like.slots == 0 and not like.is_released
+    assert like.is_mutable() and like.owner is None
+
+
+@pytest.mark.spec(f"{LIKE}#1")
+def test_new_like_of_an_owned_carrier_is_unowned():
+    owner, owned = sw.CPU(sw.Int32, 1), sw.CPU(sw.Float32, 3)
+    owner.take_ownership(owned)
+    like = owned.new_like()
+    assert like.owner is None and like.is_mutable() and like.dtype == sw.Float32
+
+
+@pytest.mark.spec(f"{LIKE}/preserve-a-python-subclass", f"{LIKE}#2")
+def test_preserve_a_python_subclass():
+    class Pinned(sw.CPU):
+        pass
+
+    p = Pinned(sw.Float32, 2)
+    like = p.new_like()
+    assert type(like) is Pinned
+    assert like.carrier_class is Pinned.carrier_class
+    assert like.dtype == sw.Float32 and like.slots == 0
+
+
+@pytest.mark.spec(f"{LIKE}#2")
+def test_a_subclass_with_another_constructor_overrides_new_like():
+    class Sized(sw.Generic):
+        def __init__(self, dtype, label):
+            super().__init__(dtype, 1)
+            self.label = label
+
+        def new_like(self):
+            return Sized(self.dtype, self.label)
+
+    like = Sized(sw.Int32, "x").new_like()
+    assert type(like) is Sized and like.label == "x"

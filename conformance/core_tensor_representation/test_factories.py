@@ -1,0 +1,86 @@
+"""core-tensor-representation: the friendly factories copy into fresh CPU storage."""
+
+import numpy as np
+import pytest
+import strideweave as sw
+
+REQ = "core-tensor-representation/factories-copy-into-fresh-cpu-storage"
+
+
+@pytest.mark.spec(f"{REQ}/build-a-tensor-from-nested-lists", f"{REQ}#1", f"{REQ}#2", f"{REQ}#3")
+def test_build_a_tensor_from_nested_lists():
+    values = [[1, 2, 3], [4, 5, 6]]
+    t = sw.tensor(values)
+    assert t.dtype == sw.Int32
+    assert t.shape == (2, 3)
+    assert t.layout == sw.Layout((2, 3), (1, 2))
+    assert t.offset == 0
+    assert type(t.carrier) is sw.CPU
+    assert t.carrier.slots == 6 and t.carrier.is_mutable()
+    assert t.tolist() == values
+    assert sw.tensor((1.5, 2)).tolist() == [1.5, 2.0]
+
+
+@pytest.mark.spec(f"{REQ}/copy-rather-than-adopt", f"{REQ}#2", f"{REQ}#5")
+def test_copy_rather_than_adopt():
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = sw.tensor(array)
+    array[0, 0] = 100.0
+    assert t.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert t.carrier.pointer() != array.ctypes.data
+    nested = [[1, 2], [3, 4]]
+    copied = sw.tensor(nested)
+    nested[0][0] = 9
+    assert copied.tolist() == [[1, 2], [3, 4]]
+    again = sw.tensor(copied)
+    copied.carrier.write(0, 7)
+    assert again.tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.spec(f"{REQ}/build-filled-tensors", f"{REQ}#1")
+def test_build_filled_tensors():
+    assert sw.zeros((2, 2)).tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert sw.zeros((2, 2)).dtype == sw.Float32
+    assert sw.full(3, 7).tolist() == [7, 7, 7]
+    assert sw.full(3, 7).dtype == sw.Int32
+    assert sw.arange(2, 8, 2).tolist() == [2, 4, 6]
+    assert sw.arange(4).tolist() == [0, 1, 2, 3]
+    assert sw.arange(1, 0, -0.25).tolist() == [1.0, 0.75, 0.5, 0.25]
+    assert sw.arange(3, dtype=sw.Float32).tolist() == [0.0, 1.0, 2.0]
+    assert sw.zeros((2, (1, 2)), dtype=sw.Int32).layout == sw.Layout((2, (1, 2)), (1, (2, 2)))
+    for t in (sw.zeros(2), sw.full(2, True), sw.arange(2)):
+        assert type(t.carrier) is sw.CPU and t.offset == 0 and t.carrier.is_mutable()
+
+
+@pytest.mark.spec(f"{REQ}#3")
+def test_infer_dtypes():
+    assert sw.tensor([True, False]).dtype == sw.Bool
+    assert sw.tensor([1, 2]).dtype == sw.Int32
+    assert sw.tensor([1, 2.0]).dtype == sw.Float32
+    assert sw.tensor([]).dtype == sw.Float32
+    assert sw.tensor(5).shape == () and sw.tensor(5).tolist() == 5
+    assert sw.tensor([1, 2], dtype=sw.Float32).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.spec(f"{REQ}/reject-ragged-input", f"{REQ}#4")
+@pytest.mark.parametrize("values", [[[1, 2], [3]], [[1, 2], 3], [1, [2, 3]]])
+def test_reject_ragged_input(values):
+    with pytest.raises(ValueError, match="ragged"):
+        sw.tensor(values)
+
+
+@pytest.mark.spec(f"{REQ}#4")
+@pytest.mark.parametrize(
+    ("values", "dtype", "error"),
+    [([1.5], sw.Int32, TypeError), ([2**40], sw.Int32, ValueError), (["x"], None, TypeError)],
+)
+def test_reject_unrepresentable_values(values, dtype, error):
+    with pytest.raises(error):
+        sw.tensor(values, dtype=dtype)
+
+
+@pytest.mark.spec(f"{REQ}#5")
+def test_no_factory_adopts_foreign_memory():
+    public = {name for name in dir(sw) if not name.startswith("_")}
+    assert not any("dlpack" in name.lower() or "frombuffer" in name.lower() for name in public)
+    assert not hasattr(sw.Tensor, "from_dlpack")

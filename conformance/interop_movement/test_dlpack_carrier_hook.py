@@ -1,0 +1,210 @@
+"""interop-movement: carriers opt into DLPack through their dlpack_info() hook."""
+
+import numpy as np
+import pytest
+import strideweave as sw
+
+from conformance.interop_movement import dlpack_reader as R
+from conformance.interop_movement.refusals import live_exports, refused
+
+REQ = "interop-movement/a-carrier-opts-into-dlpack-through-dlpack-info"
+HOOK = "carrier-storage/carriers-opt-into-dlpack-through-the-dlpack-info-hook"
+
+
+class Reporting(sw.CPU):
+    """A CPU whose hook returns whatever the test sets in ``report``."""
+
+    report = None
+
+    def dlpack_info(self):
+        return self.report
+
+
+def reporting(report) -> sw.Tensor:
+    carrier = Reporting(sw.Float32, values=[1.0, 2.0, 3.0, 4.0])
+    carrier.report = report
+    return sw.Tensor(carrier, sw.Layout(3), 1)
+
+
+def both_calls(t: sw.Tensor):
+    return (lambda: t.__dlpack__(max_version=(1, 0)), t.__dlpack_device__)
+
+
+@pytest.mark.spec(f"{REQ}/export-a-cpu-tensor", f"{REQ}#1", f"{REQ}#8", f"{HOOK}#3")
+def test_export_a_cpu_tensor():
+    """CPU reports its pointer on device (1, 0) and the consumer aliases that memory."""
+    t = sw.Tensor(sw.CPU(sw.Float32, values=[1.0, 2.0, 3.0]), sw.Layout(3))
+    c = t.carrier
+    assert c.dlpack_info() == {"pointer": c.pointer(), "device_type": 1, "device_id": 0}
+    assert t.__dlpack_device__() == (1, 0)
+    assert R.inspect(t.__dlpack__(max_version=(1, 0))).device == (1, 0)
+    array = np.from_dlpack(t)
+    assert array.__array_interface__["data"][0] == c.pointer()
+    array[2] = 9.0
+    assert c.read(2) == 9.0
+
+
+@pytest.mark.spec(f"{REQ}/reject-a-non-exporting-carrier", f"{REQ}#2", f"{REQ}#8", f"{HOOK}#2")
+@pytest.mark.parametrize("dtype", [sw.Float32, sw.Int32])
+def test_reject_a_non_exporting_carrier(dtype):
+    """Generic fails both calls with the same BufferError naming Generic; nothing changed.
+
+    FileBacked and Evictable do not exist yet; Generic stands for every carrier that keeps
+    the default hook.
+    """
+    t = sw.Tensor(sw.Generic(dtype, 3), sw.Layout(3))
+    messages = []
+    for call in (t.__dlpack__, *both_calls(t)):
+        with refused(BufferError, "Generic", carriers=[t.carrier]) as info:
+            call()
+        messages.append(str(info.value))
+    assert len(set(messages)) == 1
+    with refused(BufferError, "Generic", carriers=[t.carrier]):
+        np.from_dlpack(t)
+
+
+@pytest.mark.spec(f"{REQ}#2", f"{HOOK}#2")
+def test_a_subclass_that_keeps_the_default_hook_is_refused_by_name():
+    """A Python subclass of Generic without an override is refused naming its own class."""
+
+    class Plain(sw.Generic):
+        pass
+
+    t = sw.Tensor(Plain(sw.Float32, 2), sw.Layout(2))
+    for call in both_calls(t):
+        with refused(BufferError, "Plain", carriers=[t.carrier]):
+            call()
+
+
+@pytest.mark.spec(f"{REQ}#3", f"{REQ}#4")
+@pytest.mark.parametrize("report", [5, None, 2.5, [1, 2, 3], ["abc"], object()])
+def test_a_value_not_convertible_to_a_dict_fails_with_type_error(report):
+    """Both calls fail with TypeError naming dlpack_info when dict(value) is impossible."""
+    t = reporting(report)
+    for call in both_calls(t):
+        with refused(TypeError, "dlpack_info", carriers=[t.carrier]):
+            call()
+
+
+class PointerMapping:
+    """A mapping that is not a dict: dict() converts it through keys() and __getitem__."""
+
+    def __init__(self, pointer):
+        self.entries = {"pointer": pointer, "device_type": 1, "device_id": 0}
+
+    def keys(self):
+        return self.entries.keys()
+
+    def __getitem__(self, key):
+        return self.entries[key]
+
+
+@pytest.mark.spec(f"{REQ}#3")
+@pytest.mark.parametrize("form", ["pairs", "mapping"])
+def test_a_value_convertible_to_a_dict_is_accepted(form):
+    """A sequence of pairs or a mapping reporting the CPU pointer exports that storage."""
+    t = reporting(None)
+    pointer = t.carrier.pointer()
+    pairs = [("pointer", pointer), ("device_type", 1), ("device_id", 0)]
+    t.carrier.report = pairs if form == "pairs" else PointerMapping(pointer)
+    info = R.inspect(t.__dlpack__(max_version=(1, 0)))
+    assert (info.data, info.byte_offset, info.device) == (pointer, 4, (1, 0))
+    assert np.from_dlpack(t).tolist() == [2.0, 3.0, 4.0]
+
+
+@pytest.mark.spec(f"{REQ}#4")
+@pytest.mark.parametrize("missing", ["pointer", "device_type", "device_id"])
+def test_a_missing_key_fails_with_key_error(missing):
+    """A converted value without one of the keys fails with KeyError naming that key."""
+    t = reporting(None)
+    report = {"pointer": t.carrier.pointer(), "device_type": 1, "device_id": 0}
+    del report[missing]
+    t.carrier.report = report
+    for call in both_calls(t):
+        with refused(KeyError, missing, carriers=[t.carrier]):
+            call()
+
+
+@pytest.mark.spec(f"{REQ}#5")
+def test_additional_keys_are_ignored():
+    """Extra keys change neither the device nor the managed tensor."""
+    t = reporting(None)
+    plain = {"pointer": t.carrier.pointer(), "device_type": 1, "device_id": 0}
+    t.carrier.report = plain
+    expected = R.inspect(t.__dlpack__(max_version=(1, 0))).fields()
+    t.carrier.report = {**plain, "device": (2, 0), "byte_offset": 64, "readonly": True}
+    assert t.__dlpack_device__() == (1, 0)
+    assert R.inspect(t.__dlpack__(max_version=(1, 0))).fields() == expected
+
+
+class HookFailure(Exception):
+    pass
+
+
+@pytest.mark.spec(f"{REQ}#5")
+@pytest.mark.parametrize(
+    "error",
+    [HookFailure("no export today"), BufferError("busy"), KeyError("pointer"), TypeError("odd")],
+)
+def test_an_exception_the_hook_raises_propagates_unchanged(error):
+    """The very exception object the hook raised reaches the caller of both calls."""
+
+    class Raising(sw.CPU):
+        def dlpack_info(self):
+            raise error
+
+    t = sw.Tensor(Raising(sw.Float32, 2), sw.Layout(2))
+    for call in both_calls(t):
+        with refused(type(error), carriers=[t.carrier]) as info:
+            call()
+        assert info.value is error
+
+
+@pytest.mark.spec(f"{REQ}#6")
+@pytest.mark.parametrize("max_version", [None, (1, 0)])
+def test_a_null_pointer_with_elements_fails(max_version):
+    """A hook reporting pointer 0 for a tensor with elements fails with BufferError."""
+    t = reporting({"pointer": 0, "device_type": 1, "device_id": 0})
+    assert t.__dlpack_device__() == (1, 0)
+    with refused(BufferError, "null", carriers=[t.carrier]):
+        t.__dlpack__(max_version=max_version)
+
+
+@pytest.mark.spec(f"{REQ}#6", f"{HOOK}#3")
+def test_a_released_cpu_carrier_fails_rather_than_export_dangling_storage():
+    """Once released, CPU reports pointer 0 and exporting its tensor fails with BufferError."""
+    t = sw.Tensor(sw.CPU(sw.Int32, values=[1, 2, 3]), sw.Layout(3))
+    t.carrier.release()
+    assert t.carrier.dlpack_info() == {"pointer": 0, "device_type": 1, "device_id": 0}
+    with refused(BufferError, "null", carriers=[t.carrier]):
+        t.__dlpack__(max_version=(1, 0))
+
+
+class ForeignDevice(sw.Generic):
+    """A carrier reporting device (8, 3) (kDLMetal) for memory borrowed from a live CPU carrier."""
+
+    def __init__(self, backing: sw.CPU):
+        super().__init__(backing.dtype, backing.slots)
+        self.backing = backing
+
+    def dlpack_info(self):
+        return {"pointer": self.backing.pointer(), "device_type": 8, "device_id": 3}
+
+
+@pytest.mark.spec(f"{REQ}/report-a-foreign-device-verbatim", f"{REQ}#7")
+def test_report_a_foreign_device_verbatim():
+    """The hook's device is reported, carried in the managed tensor and accepted as dl_device."""
+    backing = sw.CPU(sw.Float32, 6)
+    t = sw.Tensor(ForeignDevice(backing), sw.Layout((2, 2), (1, 3)), 1)
+    baseline = live_exports()
+    assert t.__dlpack_device__() == (8, 3)
+    for requested in (None, (8, 3), [8, 3], t.__dlpack_device__()):
+        info = R.inspect(t.__dlpack__(max_version=(1, 0), dl_device=requested))
+        assert info.device == (8, 3)
+        assert (info.data, info.byte_offset) == (backing.pointer(), 4)
+        assert (info.shape, info.strides) == ((2, 2), (1, 3))
+    assert R.inspect(t.__dlpack__()).device == (8, 3)
+    assert live_exports() == baseline
+    for other in ((1, 0), (8, 0), (2, 3)):
+        with refused(BufferError, "dl_device", carriers=[t.carrier, backing]):
+            t.__dlpack__(max_version=(1, 0), dl_device=other)

@@ -1,0 +1,112 @@
+#include "strideweave/interop/dlpack_export.h"
+
+#include <gtest/gtest.h>
+
+#include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/generic.h"
+#include "strideweave/util/error.h"
+#include "testing/expect_error.h"
+
+namespace strideweave {
+namespace {
+
+using T = IntTuple;
+T tup(std::initializer_list<IntTuple> e) { return IntTuple::tuple(e); }
+
+std::shared_ptr<Tensor> float_tensor(bool mutable_ = true) {
+  auto c = std::make_shared<CPU>(DType::Float32(), 30, std::nullopt, mutable_);
+  return Tensor::make(c, Layout(tup({2, tup({3, 4})}), tup({1, tup({2, 6})})), 5);
+}
+
+// Counts keep-alive drops: the managed tensor must drop it exactly once.
+struct DropCounter {
+  int drops = 0;
+  std::shared_ptr<void> keepalive() {
+    return std::shared_ptr<void>(this, [](void* p) { ++static_cast<DropCounter*>(p)->drops; });
+  }
+};
+
+TEST(interop_movement__the_exported_buffer_describes_the_layouts_flattened_leaf_modes,
+     flatten_a_hierarchical_layout) {
+  auto t = float_tensor();
+  DropCounter counter;
+  const int64_t before = live_dlpack_exports();
+  ExportedTensor e =
+      export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.keepalive());
+  ASSERT_NE(e.versioned, nullptr);
+  const dlpack::DLTensor& dl = e.versioned->dl_tensor;
+  EXPECT_EQ(dl.ndim, 3);
+  EXPECT_EQ(std::vector<int64_t>(dl.shape, dl.shape + 3), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(std::vector<int64_t>(dl.strides, dl.strides + 3), (std::vector<int64_t>{1, 2, 6}));
+  EXPECT_EQ(dl.byte_offset, 20u);
+  EXPECT_EQ(dl.data,
+            static_cast<void*>(std::static_pointer_cast<CPU>(t->subtensor("t").carrier)->data()));
+  EXPECT_EQ(e.versioned->version.major, 1u);
+  EXPECT_EQ(e.versioned->version.minor, 0u);
+  EXPECT_EQ(e.versioned->flags, 0u);
+  EXPECT_EQ(live_dlpack_exports(), before + 1);
+  e.versioned->deleter(e.versioned);
+  EXPECT_EQ(counter.drops, 1);
+  EXPECT_EQ(live_dlpack_exports(), before);
+}
+
+TEST(interop_movement__versioned_exports_advertise_mutability_as_an_advisory_read_only_flag,
+     mark_an_immutable_tensor_read_only) {
+  DropCounter counter;
+  ExportedTensor e = export_dlpack(*float_tensor(false), ExportRequest{IntPair{1, 0}, {}, false},
+                                   counter.keepalive());
+  EXPECT_EQ(e.versioned->flags, dlpack::kFlagBitmaskReadOnly);
+  e.versioned->deleter(e.versioned);
+  EXPECT_EQ(counter.drops, 1);
+}
+
+TEST(interop_movement__dlpack_export_produces_version_1_0_or_the_legacy_structure_on_request,
+     fall_back_to_the_legacy_structure) {
+  DropCounter counter;
+  ExportedTensor e =
+      export_dlpack(*float_tensor(), ExportRequest{IntPair{0, 9}, {}, false}, counter.keepalive());
+  ASSERT_NE(e.legacy, nullptr);
+  EXPECT_EQ(e.versioned, nullptr);
+  e.legacy->deleter(e.legacy);
+  EXPECT_EQ(counter.drops, 1);
+}
+
+TEST(interop_movement__export_is_zero_copy_same_device_and_stream_agnostic, refuse_a_copy_export) {
+  const int64_t before = live_dlpack_exports();
+  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, {}, true}, nullptr), BufferError);
+  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, IntPair{2, 0}, false}, nullptr),
+               BufferError);
+  EXPECT_EQ(live_dlpack_exports(), before);
+}
+
+TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
+     reject_an_unsupported_dtype) {
+  auto t = Tensor::make(std::make_shared<CPU>(DType::Bool(), 2), Layout(T(2)), 0);
+  const std::string dtype_error =
+      testing_util::message_of<BufferError>([&] { export_dlpack(*t, ExportRequest{}, nullptr); });
+  EXPECT_NE(dtype_error.find("Float32 and Int32"), std::string::npos) << dtype_error;
+  // The carrier opt-in is resolved first: a Bool Generic tensor fails on the carrier.
+  auto g = Tensor::make(std::make_shared<Generic>(DType::Bool(), 2), Layout(T(2)), 0);
+  const std::string carrier_error =
+      testing_util::message_of<BufferError>([&] { export_dlpack(*g, ExportRequest{}, nullptr); });
+  EXPECT_NE(carrier_error.find("Generic"), std::string::npos) << carrier_error;
+}
+
+TEST(interop_movement__multi_subtensor_tensors_reject_dlpack_export,
+     reject_a_multi_subtensor_export) {
+  auto plane = float_tensor();
+  const DType rec = DType::compound({{"a", DType::Float32()}, {"b", DType::Float32()}});
+  auto t = Tensor::from_planes(rec, {plane, plane});
+  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, nullptr), NotImplementedError);
+  EXPECT_THROW(dlpack_device(*t), NotImplementedError);
+}
+
+TEST(interop_movement__a_carrier_opts_into_dlpack_through_dlpack_info, clause4__null_pointer) {
+  auto c = std::make_shared<CPU>(DType::Float32(), 4);
+  auto t = Tensor::make(c, Layout(T(4)), 0);
+  c->release();
+  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, nullptr), BufferError);
+}
+
+}  // namespace
+}  // namespace strideweave
