@@ -5,7 +5,9 @@ For each shape, one run times four pairs of calls, StrideWeave first, anchor sec
 * ``np.from_dlpack(t)`` vs ``np.from_dlpack(a)`` for a NumPy array ``a`` of the same shape;
 * ``torch.from_dlpack(t)`` vs ``torch.from_dlpack(x)`` for a torch tensor ``x``;
 * ``t.__dlpack__(max_version=(1, 0))`` vs ``a.__dlpack__(max_version=(1, 0))``;
-* ``t.__dlpack__()`` (legacy) vs ``a.__dlpack__()``.
+* ``t.__dlpack__()`` (legacy) vs ``a.__dlpack__()``;
+* ``np.from_dlpack(t)`` vs a ``memcpy`` of the tensor's bytes (``ctypes.memmove`` into a
+  preallocated buffer): what the zero-copy export saves over copying the data.
 
 Anchors use the same strides as the StrideWeave layout (column-major), so both sides
 describe the same buffer. Every timed call also drops its result, so freeing the capsule
@@ -19,6 +21,7 @@ here asserts a time.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import platform
 import statistics
@@ -27,8 +30,9 @@ import timeit
 from pathlib import Path
 
 import numpy as np
-import strideweave as sw
 import torch
+
+import strideweave as sw
 
 DEFAULT_JSON = Path("build/bench/dlpack_export.json")
 
@@ -72,6 +76,9 @@ def median_us(call, repeat: int, number: int) -> float:
 
 def calls(t: sw.Tensor, a: np.ndarray, x: torch.Tensor) -> dict[str, tuple]:
     """Operation name -> (StrideWeave call, anchor call)."""
+    nbytes = 4 * t.layout.cosize
+    destination = ctypes.create_string_buffer(max(nbytes, 1))
+    source = t.carrier.pointer()
     return {
         "np.from_dlpack": (lambda: np.from_dlpack(t), lambda: np.from_dlpack(a)),
         "torch.from_dlpack": (lambda: torch.from_dlpack(t), lambda: torch.from_dlpack(x)),
@@ -80,6 +87,10 @@ def calls(t: sw.Tensor, a: np.ndarray, x: torch.Tensor) -> dict[str, tuple]:
             lambda: a.__dlpack__(max_version=(1, 0)),
         ),
         "__dlpack__ legacy": (lambda: t.__dlpack__(), lambda: a.__dlpack__()),
+        "vs memcpy of the bytes": (
+            lambda: np.from_dlpack(t),
+            lambda: ctypes.memmove(destination, source, nbytes),
+        ),
     }
 
 

@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 
 import hypothesis.strategies as st
-import strideweave as sw
 from hypothesis import HealthCheck, settings
+
+import strideweave as sw
 
 # Profiles for every suite that draws from here: `ci` (default) and `thorough`.
 settings.register_profile(

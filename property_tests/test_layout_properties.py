@@ -3,10 +3,10 @@
 import pickle
 
 import pytest
-import strideweave as sw
 from hypothesis import given
 from hypothesis import strategies as st
 
+import strideweave as sw
 from property_tests import strategies as S
 
 

@@ -4,6 +4,7 @@ import ctypes
 import struct
 
 import pytest
+
 import strideweave as sw
 
 CLASSES = "carrier-storage/every-carrier-class-has-an-exact-runtime-class-descriptor"

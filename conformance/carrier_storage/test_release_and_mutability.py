@@ -1,6 +1,7 @@
 """carrier-storage: release, public mutability, ownership and new_like."""
 
 import pytest
+
 import strideweave as sw
 
 RELEASE = "carrier-storage/release-relinquishes-storage-once"

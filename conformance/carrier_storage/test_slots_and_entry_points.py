@@ -3,6 +3,7 @@
 import struct
 
 import pytest
+
 import strideweave as sw
 
 HOLD = "carrier-storage/a-carrier-holds-slots-of-one-dtype"

@@ -1,6 +1,7 @@
 """core-layout: coalesce, composition, complement, right inverse, divide, product."""
 
 import pytest
+
 import strideweave as sw
 
 COALESCE = "core-layout/coalesce-keeps-the-function"

@@ -1,6 +1,7 @@
 """core-layout: construction and validation of Layouts."""
 
 import pytest
+
 import strideweave as sw
 
 REQ = "core-layout/layouts-pair-congruent-shape-and-stride-trees-of-non-negative-integers"

@@ -1,6 +1,7 @@
 """core-layout: the coordinate map, idx2crd, and coordinate errors."""
 
 import pytest
+
 import strideweave as sw
 
 REQ = "core-layout/layouts-map-coordinates-to-indices-colexicographically"

@@ -1,6 +1,7 @@
 """core-layout: CuTe notation, value equality and hashing."""
 
 import pytest
+
 import strideweave as sw
 
 REQ = "core-layout/layouts-print-in-cute-notation-and-compare-by-value"

@@ -1,6 +1,7 @@
 """core-layout: exact injectivity."""
 
 import pytest
+
 import strideweave as sw
 
 REQ = "core-layout/injectivity-is-decided-exactly"

@@ -1,6 +1,7 @@
 """core-layout: size, rank, depth, cosize, leaf modes and the canonical layout."""
 
 import pytest
+
 import strideweave as sw
 
 MEASURE = "core-layout/size-rank-depth-and-cosize-summarize-a-layout"

@@ -1,6 +1,7 @@
 """core-tensor-representation: logical dtypes."""
 
 import pytest
+
 import strideweave as sw
 
 REQ = (

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 import strideweave as sw
 
 REQ = "core-tensor-representation/factories-copy-into-fresh-cpu-storage"

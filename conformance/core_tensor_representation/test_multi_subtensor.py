@@ -1,6 +1,7 @@
 """core-tensor-representation: validated planes and the per-plane boundary."""
 
 import pytest
+
 import strideweave as sw
 
 PLANES = "core-tensor-representation/multi-subtensor-tensors-are-validated-planes"

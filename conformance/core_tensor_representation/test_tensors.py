@@ -3,6 +3,7 @@
 import gc
 
 import pytest
+
 import strideweave as sw
 
 WINDOW = "core-tensor-representation/a-tensor-addresses-a-window-of-one-carrier"

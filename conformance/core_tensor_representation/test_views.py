@@ -1,6 +1,7 @@
 """core-tensor-representation: views share their carrier."""
 
 import pytest
+
 import strideweave as sw
 
 REQ = "core-tensor-representation/views-share-their-carrier"

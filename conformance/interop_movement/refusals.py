@@ -7,6 +7,7 @@ import gc
 from collections.abc import Iterator
 
 import pytest
+
 import strideweave as sw
 
 

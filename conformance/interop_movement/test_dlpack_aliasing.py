@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
-import strideweave as sw
 import torch
+
+import strideweave as sw
 
 REQ = "interop-movement/export-is-zero-copy-same-device-and-stream-agnostic"
 TOKENS = "carrier-storage/version-tokens-compare-equal-while-nothing-changed"

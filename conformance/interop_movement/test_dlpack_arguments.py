@@ -1,8 +1,8 @@
 """interop-movement: __dlpack__'s signature and its copy, dl_device and stream arguments."""
 
 import pytest
-import strideweave as sw
 
+import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
 from conformance.interop_movement.refusals import refused
 

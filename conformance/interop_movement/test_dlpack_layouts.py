@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-import strideweave as sw
 import torch
 
+import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
 
 REQ = "interop-movement/the-exported-buffer-describes-the-layouts-flattened-leaf-modes"
@@ -117,20 +117,22 @@ def test_export_a_rank_0_tensor(offset):
     t = over(list(range(8)), sw.Layout(()), offset)
     info = R.inspect(t.__dlpack__(max_version=(1, 0)))
     assert (info.ndim, info.shape, info.byte_offset) == (0, (), 4 * offset)
-    assert info.strides in ((), None)  # NULL is valid for ndim 0
+    assert info.strides == ()  # the arrays are never NULL, even for ndim 0
     array = np.from_dlpack(t)
     assert array.shape == () and array.item() == t.tolist() == offset
 
 
 @pytest.mark.spec(f"{REQ}/address-the-tensors-window")
-@pytest.mark.xfail(
-    strict=True,
-    reason="torch 2.13 rejects DLPack byte_offset != 0 when strides is NULL, as DLPack 1.0 "
-    "allows for ndim 0 ('Expected zero byte_offset'; cf. pytorch#168177)",
-)
 def test_torch_reads_the_window_of_a_rank_0_export():
-    """torch reads the element at a rank-0 tensor's offset (consumer defect in 2.13)."""
+    """torch reads the element at a rank-0 tensor's offset.
+
+    torch 2.13 rejects a non-zero byte_offset when strides is NULL ('Expected zero
+    byte_offset'), which DLPack 1.0 allows for ndim 0; StrideWeave therefore always
+    exports non-null shape and stride arrays, so this consumer reads the window too.
+    """
     t = over(list(range(8)), sw.Layout(()), 5)
+    info = R.inspect(t.__dlpack__(max_version=(1, 0)))
+    assert info.strides == () and info.byte_offset == 20
     assert torch.from_dlpack(t).item() == 5
 
 

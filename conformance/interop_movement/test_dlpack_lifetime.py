@@ -11,9 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import strideweave as sw
 import torch
 
+import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
 from conformance.interop_movement.refusals import live_exports, refused
 

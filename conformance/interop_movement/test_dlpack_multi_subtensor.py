@@ -1,8 +1,8 @@
 """interop-movement: a validated multi-subtensor Tensor refuses both DLPack calls."""
 
 import pytest
-import strideweave as sw
 
+import strideweave as sw
 from conformance.interop_movement.refusals import refused
 
 REQ = "interop-movement/multi-subtensor-tensors-reject-dlpack-export"

@@ -4,8 +4,8 @@ import ctypes
 
 import numpy as np
 import pytest
-import strideweave as sw
 
+import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
 
 REQ = "interop-movement/versioned-exports-advertise-mutability-as-an-advisory-read-only-flag"

@@ -6,9 +6,9 @@ the gradient-tracking scenarios stay unbound.
 
 import numpy as np
 import pytest
-import strideweave as sw
 import torch
 
+import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
 
 REQ = "interop-movement/export-changes-neither-version-tracking-nor-gradient-tracking"

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-import strideweave as sw
 
+import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
 from conformance.interop_movement.refusals import refused
 

@@ -45,7 +45,7 @@ RC_GTEST_PROP(interop_movement__the_exported_buffer_describes_the_layouts_flatte
   ExportRequest request;
   if (versioned) request.max_version = IntPair{1, *rc::gen::inRange<int64_t>(0, 5)};
   const int64_t before = live_dlpack_exports();
-  ExportedTensor e = export_dlpack(*tensor, request, nullptr);
+  ExportedTensor e = export_dlpack(*tensor, request, KeepAlive{});
   const dlpack::DLTensor& dl = versioned ? e.versioned->dl_tensor : e.legacy->dl_tensor;
   const std::vector<LeafMode> modes = layout.leaf_modes();
   RC_ASSERT(dl.ndim == static_cast<int32_t>(modes.size()));

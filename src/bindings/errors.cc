@@ -28,6 +28,24 @@ PyObject* python_type(ErrorKind kind) {
 
 }  // namespace
 
+void set_python_error_from_current_exception() noexcept {
+  try {
+    throw;
+  } catch (pybind11::error_already_set& e) {
+    e.restore();
+  } catch (const Error& e) {
+    PyErr_SetString(python_type(e.kind()), e.what());
+  } catch (const pybind11::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unknown C++ exception");
+  }
+}
+
 void register_error_translation(pybind11::module_& /*m*/) {
   pybind11::register_exception_translator([](std::exception_ptr p) {
     try {

@@ -18,7 +18,14 @@ bool VersionToken::is_current() const {
 Carrier::Carrier(DType dtype, bool mutable_)
     : dtype_(std::move(dtype)), id_(next_carrier_id++), constructed_mutable_(mutable_) {}
 
-Carrier::~Carrier() = default;
+Carrier::~Carrier() {
+  // Carriers this one owned outlive it unowned.
+  for (const std::shared_ptr<Carrier>& owned : owned_carriers_) {
+    std::lock_guard lock(owned->mu_);
+    owned->owner_.reset();
+    owned->owned_ = false;
+  }
+}
 
 const CarrierClass& Carrier::static_class() {
   static const CarrierClass descriptor("Carrier", nullptr);
@@ -107,14 +114,10 @@ void Carrier::release() {
   slots_ = 0;
 }
 
-bool Carrier::is_released() const {
-  std::lock_guard lock(mu_);
-  return released_;
-}
+bool Carrier::is_released() const { return released_.load(); }
 
 bool Carrier::is_mutable() const {
-  std::lock_guard lock(mu_);
-  return !released_ && constructed_mutable_ && owner_.expired();
+  return !released_.load() && constructed_mutable_ && !owned_.load();
 }
 
 std::shared_ptr<Carrier> Carrier::owner() const {
@@ -134,19 +137,21 @@ void Carrier::take_ownership(Carrier& other) {
                        ", which is owned by " + current->label());
   }
   other.owner_ = weak_from_this();
-  owned_.push_back(other.shared_from_this());
+  other.owned_ = true;
+  owned_carriers_.push_back(other.shared_from_this());
 }
 
 void Carrier::relinquish(Carrier& other) {
   std::scoped_lock lock(mu_, other.mu_);
   const auto it =
-      std::find_if(owned_.begin(), owned_.end(),
+      std::find_if(owned_carriers_.begin(), owned_carriers_.end(),
                    [&](const std::shared_ptr<Carrier>& c) { return c.get() == &other; });
-  if (it == owned_.end()) {
+  if (it == owned_carriers_.end()) {
     throw ValueError(label() + " does not own " + other.label());
   }
   other.owner_.reset();
-  owned_.erase(it);
+  other.owned_ = false;
+  owned_carriers_.erase(it);
 }
 
 DLPackInfo Carrier::dlpack_info() const {

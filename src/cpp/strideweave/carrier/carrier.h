@@ -149,10 +149,12 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   uint64_t id_;
   bool constructed_mutable_;
   int64_t slots_ = 0;
-  bool released_ = false;
   std::atomic<uint64_t> version_{0};
+  // Written under mu_; read without it by is_released() and is_mutable().
+  std::atomic<bool> released_{false};
+  std::atomic<bool> owned_{false};  // owner_ is set
   std::weak_ptr<Carrier> owner_;
-  std::vector<std::shared_ptr<Carrier>> owned_;
+  std::vector<std::shared_ptr<Carrier>> owned_carriers_;
 };
 
 }  // namespace strideweave

@@ -33,6 +33,7 @@ CPU::CPU(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Value>
     : Carrier(std::move(dtype), mutable_), itemsize_(cpu_itemsize(this->dtype())) {
   const int64_t count = initial_slot_count("CPU", n, values);
   buffer_ = allocate_buffer(count);
+  published_ = buffer_.get();
   if (values) {
     for (std::size_t i = 0; i < values->size(); ++i) {
       encode(this->dtype(), coerce(this->dtype(), (*values)[i]), buffer_.get() + i * itemsize_);
@@ -55,8 +56,7 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n) const {
 std::shared_ptr<Carrier> CPU::new_like() const { return std::make_shared<CPU>(dtype()); }
 
 DLPackInfo CPU::dlpack_info() const {
-  std::lock_guard lock(mu_);
-  return {reinterpret_cast<uint64_t>(buffer_.get()), kDLPackDeviceCPU, 0};
+  return {reinterpret_cast<uint64_t>(published_.load()), kDLPackDeviceCPU, 0};
 }
 
 std::byte* CPU::data() const {
@@ -73,8 +73,14 @@ void CPU::do_write(int64_t slot, const Value& coerced) {
   encode(dtype(), coerced, buffer_.get() + static_cast<std::size_t>(slot) * itemsize_);
 }
 
-void CPU::do_allocate(int64_t n) { buffer_ = allocate_buffer(n); }
+void CPU::do_allocate(int64_t n) {
+  buffer_ = allocate_buffer(n);
+  published_ = buffer_.get();
+}
 
-void CPU::do_release() { buffer_.reset(); }
+void CPU::do_release() {
+  published_ = nullptr;
+  buffer_.reset();
+}
 
 }  // namespace strideweave

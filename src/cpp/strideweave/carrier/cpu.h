@@ -2,6 +2,7 @@
 // device (1, 0) (spec/carrier-storage, interop-movement).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -49,6 +50,9 @@ class CPU : public Carrier {
 
   std::size_t itemsize_;
   std::unique_ptr<std::byte, Free> buffer_;
+  // buffer_.get(), published for lock-free reads by dlpack_info(); written
+  // under the carrier's mutex whenever buffer_ changes.
+  std::atomic<std::byte*> published_{nullptr};
 };
 
 }  // namespace strideweave

@@ -1,6 +1,7 @@
 #include "strideweave/interop/dlpack_export.h"
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,20 +13,52 @@ namespace {
 
 std::atomic<int64_t> live_exports{0};
 
-// What a managed tensor's manager_ctx points at: the arrays it owns and the
-// keep-alive of the exporting tensor.
-struct ExportContext {
-  std::vector<int64_t> shape;
-  std::vector<int64_t> strides;
-  std::shared_ptr<void> keepalive;
+constexpr std::size_t kInlineRank = 8;
+
+// One export: the managed tensor, the arrays it points at and the keep-alive,
+// in a single allocation that manager_ctx points back to.
+template <typename Managed>
+struct ExportBlock {
+  Managed managed{};
+  KeepAlive keepalive;
+  int64_t inline_dims[2 * kInlineRank] = {};
+  std::unique_ptr<int64_t[]> heap_dims;  // only for more than kInlineRank modes
+
+  static void deleter(Managed* self) {
+    if (self == nullptr) return;
+    auto* block = static_cast<ExportBlock*>(self->manager_ctx);
+    const KeepAlive keepalive = block->keepalive;
+    delete block;
+    --live_exports;
+    if (keepalive.release != nullptr) keepalive.release(keepalive.object);
+  }
 };
 
+// Fills `block` from the checked export.
 template <typename Managed>
-void delete_managed(Managed* self) {
-  if (self == nullptr) return;
-  delete static_cast<ExportContext*>(self->manager_ctx);  // drops the keep-alive
-  delete self;
-  --live_exports;
+void fill(ExportBlock<Managed>& block, const Subtensor& s, const DLPackInfo& info,
+          dlpack::DLDataType dtype) {
+  const std::vector<LeafMode>& modes = s.layout.leaf_modes();
+  const std::size_t rank = modes.size();
+  int64_t* dims = block.inline_dims;
+  if (rank > kInlineRank) {
+    block.heap_dims = std::make_unique<int64_t[]>(2 * rank);
+    dims = block.heap_dims.get();
+  }
+  for (std::size_t k = 0; k < rank; ++k) {
+    dims[k] = modes[k].extent;
+    dims[rank + k] = modes[k].stride;
+  }
+  dlpack::DLTensor& dl = block.managed.dl_tensor;
+  dl.data = reinterpret_cast<void*>(info.pointer);
+  dl.device = {static_cast<dlpack::DLDeviceType>(info.device_type), info.device_id};
+  dl.ndim = static_cast<int32_t>(rank);
+  dl.dtype = dtype;
+  dl.shape = dims;
+  dl.strides = dims + rank;
+  dl.byte_offset = static_cast<uint64_t>(s.offset) * (dtype.bits / 8u);
+  block.managed.manager_ctx = &block;
+  block.managed.deleter = &ExportBlock<Managed>::deleter;
 }
 
 std::optional<dlpack::DLDataType> dlpack_dtype(const DType& dtype) {
@@ -52,7 +85,7 @@ IntPair dlpack_device(const Tensor& tensor) {
 }
 
 ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
-                             std::shared_ptr<void> keepalive) {
+                             KeepAlive keepalive) {
   const Subtensor& s = tensor.subtensor("DLPack export (__dlpack__)");
   if (request.max_version && (request.max_version->first < 0 || request.max_version->second < 0)) {
     throw ValueError("max_version " + pair_text(*request.max_version) +
@@ -81,37 +114,19 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
                       "; DLPack needs a non-null pointer for a tensor with elements");
   }
 
-  auto ctx = std::make_unique<ExportContext>();
-  for (const LeafMode& m : s.layout.leaf_modes()) {
-    ctx->shape.push_back(m.extent);
-    ctx->strides.push_back(m.stride);
-  }
-  ctx->keepalive = std::move(keepalive);
-
-  dlpack::DLTensor dl{};
-  dl.data = reinterpret_cast<void*>(info.pointer);
-  dl.device = {static_cast<dlpack::DLDeviceType>(info.device_type), info.device_id};
-  dl.ndim = static_cast<int32_t>(ctx->shape.size());
-  dl.dtype = *dtype;
-  dl.shape = ctx->shape.data();
-  dl.strides = ctx->strides.data();
-  dl.byte_offset = static_cast<uint64_t>(s.offset) * (dtype->bits / 8);
-
   ExportedTensor out;
   if (request.max_version && request.max_version->first >= 1) {
-    auto* managed = new dlpack::DLManagedTensorVersioned{};
-    managed->version = {dlpack::kMajorVersion, dlpack::kMinorVersion};
-    managed->manager_ctx = ctx.release();
-    managed->deleter = &delete_managed<dlpack::DLManagedTensorVersioned>;
-    managed->flags = tensor.is_mutable() ? 0 : dlpack::kFlagBitmaskReadOnly;
-    managed->dl_tensor = dl;
-    out.versioned = managed;
+    auto block = std::make_unique<ExportBlock<dlpack::DLManagedTensorVersioned>>();
+    fill(*block, s, info, *dtype);
+    block->managed.version = {dlpack::kMajorVersion, dlpack::kMinorVersion};
+    block->managed.flags = tensor.is_mutable() ? 0 : dlpack::kFlagBitmaskReadOnly;
+    block->keepalive = keepalive;
+    out.versioned = &block.release()->managed;
   } else {
-    auto* managed = new dlpack::DLManagedTensor{};
-    managed->dl_tensor = dl;
-    managed->manager_ctx = ctx.release();
-    managed->deleter = &delete_managed<dlpack::DLManagedTensor>;
-    out.legacy = managed;
+    auto block = std::make_unique<ExportBlock<dlpack::DLManagedTensor>>();
+    fill(*block, s, info, *dtype);
+    block->keepalive = keepalive;
+    out.legacy = &block.release()->managed;
   }
   ++live_exports;
   return out;

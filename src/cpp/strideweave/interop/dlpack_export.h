@@ -23,6 +23,14 @@ struct ExportRequest {
   bool copy = false;                   // the truth value of the copy argument
 };
 
+// What keeps the exporting tensor alive while a managed tensor exists: an
+// opaque object and the function that lets it go. The managed tensor's
+// deleter calls release(object) exactly once, on whatever thread deletes it.
+struct KeepAlive {
+  void* object = nullptr;
+  void (*release)(void* object) = nullptr;
+};
+
 // One produced managed tensor; exactly one of the pointers is set. The
 // receiver owns it and must eventually call its deleter exactly once.
 struct ExportedTensor {
@@ -42,12 +50,15 @@ IntPair dlpack_device(const Tensor& tensor);
 // equal to the reported device (BufferError); a non-null pointer when the
 // tensor has elements (BufferError). Changes no version.
 //
-// The managed tensor holds `keepalive` until its deleter runs; shape and
-// strides are the layout's leaf modes (elements), data the carrier's pointer,
-// byte_offset the offset times the item size; a versioned tensor has version
-// 1.0 and sets READ_ONLY exactly when the tensor is not publicly mutable.
+// The managed tensor holds `keepalive` until its deleter runs (on failure the
+// keep-alive is left untouched: the caller still owns it); shape and strides
+// are the layout's leaf modes (elements, never null arrays, even for rank 0),
+// data the carrier's pointer, byte_offset the offset times the item size; a
+// versioned tensor has version 1.0 and sets READ_ONLY exactly when the tensor
+// is not publicly mutable. One allocation holds the managed tensor, its
+// arrays (up to eight modes inline) and the keep-alive.
 ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
-                             std::shared_ptr<void> keepalive);
+                             KeepAlive keepalive);
 
 // Managed tensors produced and not yet deleted, process-wide (for tests of
 // exactly-once deletion).

@@ -18,11 +18,11 @@ std::shared_ptr<Tensor> float_tensor(bool mutable_ = true) {
   return Tensor::make(c, Layout(tup({2, tup({3, 4})}), tup({1, tup({2, 6})})), 5);
 }
 
-// Counts keep-alive drops: the managed tensor must drop it exactly once.
+// Counts keep-alive releases: the managed tensor must release it exactly once.
 struct DropCounter {
   int drops = 0;
-  std::shared_ptr<void> keepalive() {
-    return std::shared_ptr<void>(this, [](void* p) { ++static_cast<DropCounter*>(p)->drops; });
+  KeepAlive keepalive() {
+    return KeepAlive{this, [](void* p) { ++static_cast<DropCounter*>(p)->drops; }};
   }
 };
 
@@ -73,8 +73,9 @@ TEST(interop_movement__dlpack_export_produces_version_1_0_or_the_legacy_structur
 
 TEST(interop_movement__export_is_zero_copy_same_device_and_stream_agnostic, refuse_a_copy_export) {
   const int64_t before = live_dlpack_exports();
-  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, {}, true}, nullptr), BufferError);
-  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, IntPair{2, 0}, false}, nullptr),
+  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, {}, true}, KeepAlive{}),
+               BufferError);
+  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, IntPair{2, 0}, false}, KeepAlive{}),
                BufferError);
   EXPECT_EQ(live_dlpack_exports(), before);
 }
@@ -82,13 +83,13 @@ TEST(interop_movement__export_is_zero_copy_same_device_and_stream_agnostic, refu
 TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
      reject_an_unsupported_dtype) {
   auto t = Tensor::make(std::make_shared<CPU>(DType::Bool(), 2), Layout(T(2)), 0);
-  const std::string dtype_error =
-      testing_util::message_of<BufferError>([&] { export_dlpack(*t, ExportRequest{}, nullptr); });
+  const std::string dtype_error = testing_util::message_of<BufferError>(
+      [&] { export_dlpack(*t, ExportRequest{}, KeepAlive{}); });
   EXPECT_NE(dtype_error.find("Float32 and Int32"), std::string::npos) << dtype_error;
   // The carrier opt-in is resolved first: a Bool Generic tensor fails on the carrier.
   auto g = Tensor::make(std::make_shared<Generic>(DType::Bool(), 2), Layout(T(2)), 0);
-  const std::string carrier_error =
-      testing_util::message_of<BufferError>([&] { export_dlpack(*g, ExportRequest{}, nullptr); });
+  const std::string carrier_error = testing_util::message_of<BufferError>(
+      [&] { export_dlpack(*g, ExportRequest{}, KeepAlive{}); });
   EXPECT_NE(carrier_error.find("Generic"), std::string::npos) << carrier_error;
 }
 
@@ -97,15 +98,36 @@ TEST(interop_movement__multi_subtensor_tensors_reject_dlpack_export,
   auto plane = float_tensor();
   const DType rec = DType::compound({{"a", DType::Float32()}, {"b", DType::Float32()}});
   auto t = Tensor::from_planes(rec, {plane, plane});
-  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, nullptr), NotImplementedError);
+  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, KeepAlive{}), NotImplementedError);
   EXPECT_THROW(dlpack_device(*t), NotImplementedError);
+}
+
+TEST(interop_movement__the_exported_buffer_describes_the_layouts_flattened_leaf_modes,
+     clause4__arrays_for_every_rank) {
+  // Rank 0 still gets non-null arrays; rank 9 spills past the inline storage.
+  for (const Layout& layout : {Layout(tup({})), Layout(tup({1, 2, 1, 2, 1, 2, 1, 2, 1}))}) {
+    auto c = std::make_shared<CPU>(DType::Int32(), 20);
+    auto t = Tensor::make(c, layout, 3);
+    DropCounter counter;
+    ExportedTensor e = export_dlpack(*t, ExportRequest{}, counter.keepalive());
+    const dlpack::DLTensor& dl = e.legacy->dl_tensor;
+    ASSERT_NE(dl.shape, nullptr);
+    ASSERT_NE(dl.strides, nullptr);
+    ASSERT_EQ(dl.ndim, static_cast<int32_t>(layout.leaf_modes().size()));
+    for (int32_t k = 0; k < dl.ndim; ++k) {
+      EXPECT_EQ(dl.shape[k], layout.leaf_modes()[static_cast<std::size_t>(k)].extent);
+      EXPECT_EQ(dl.strides[k], layout.leaf_modes()[static_cast<std::size_t>(k)].stride);
+    }
+    e.legacy->deleter(e.legacy);
+    EXPECT_EQ(counter.drops, 1);
+  }
 }
 
 TEST(interop_movement__a_carrier_opts_into_dlpack_through_dlpack_info, clause4__null_pointer) {
   auto c = std::make_shared<CPU>(DType::Float32(), 4);
   auto t = Tensor::make(c, Layout(T(4)), 0);
   c->release();
-  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, nullptr), BufferError);
+  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, KeepAlive{}), BufferError);
 }
 
 }  // namespace

@@ -27,14 +27,11 @@ void require_non_negative(const IntTuple& t, const std::string& path, const char
   for (std::size_t i = 0; i < t.rank(); ++i) require_non_negative(t[i], child_path(path, i), what);
 }
 
-int64_t compute_cosize(const IntTuple& shape, const IntTuple& stride, int64_t size) {
+int64_t compute_cosize(const std::vector<LeafMode>& modes, int64_t size) {
   if (size == 0) return 0;
-  const std::vector<int64_t> extents = shape.leaves();
-  const std::vector<int64_t> strides = stride.leaves();
   int64_t last = 0;
-  for (std::size_t i = 0; i < extents.size(); ++i) {
-    last = checked_add(last, checked_mul(extents[i] - 1, strides[i], "Layout cosize"),
-                       "Layout cosize");
+  for (const LeafMode& m : modes) {
+    last = checked_add(last, checked_mul(m.extent - 1, m.stride, "Layout cosize"), "Layout cosize");
   }
   return checked_add(last, 1, "Layout cosize");
 }
@@ -125,20 +122,15 @@ Layout::Layout(IntTuple shape, IntTuple stride)
                      shape_.to_string());
   }
   require_non_negative(stride_, "stride", "stride");
+  const std::vector<int64_t> extents = shape_.leaves();
+  const std::vector<int64_t> strides = stride_.leaves();
+  leaf_modes_.reserve(extents.size());
+  for (std::size_t i = 0; i < extents.size(); ++i) leaf_modes_.push_back({extents[i], strides[i]});
   size_ = shape_size(shape_);
-  cosize_ = compute_cosize(shape_, stride_, size_);
+  cosize_ = compute_cosize(leaf_modes_, size_);
 }
 
 Layout::Layout(IntTuple shape) : Layout(compact_col_major(shape)) {}
-
-std::vector<LeafMode> Layout::leaf_modes() const {
-  const std::vector<int64_t> extents = shape_.leaves();
-  const std::vector<int64_t> strides = stride_.leaves();
-  std::vector<LeafMode> modes;
-  modes.reserve(extents.size());
-  for (std::size_t i = 0; i < extents.size(); ++i) modes.push_back({extents[i], strides[i]});
-  return modes;
-}
 
 Layout Layout::mode(std::size_t i) const {
   if (shape_.is_leaf()) return *this;
@@ -164,7 +156,7 @@ int64_t Layout::operator()(const IntTuple& coord) const {
     return evaluate_mode(shape_, stride_, coord, "coord");
   }
   if (coord.depth() == 1 && coord.rank() == shape_.leaf_count()) {
-    const std::vector<LeafMode> modes = leaf_modes();
+    const std::vector<LeafMode>& modes = leaf_modes_;
     int64_t result = 0;
     for (std::size_t i = 0; i < modes.size(); ++i) {
       const int64_t c = coord[i].value();

@@ -2,8 +2,8 @@
 // scalar storage indices (spec/core-layout).
 //
 // A Layout is an immutable value: a Shape tree of extents and a congruent
-// Stride tree, both of non-negative int64 leaves. Size and cosize are
-// computed once at construction, so every accessor is O(1) or O(leaves).
+// Stride tree, both of non-negative int64 leaves. Size, cosize and the leaf
+// modes are computed once at construction, so every accessor is O(1).
 #pragma once
 
 #include <cstddef>
@@ -45,8 +45,8 @@ class Layout {
   std::size_t rank() const noexcept { return shape_.rank(); }
   int depth() const noexcept { return shape_.depth(); }
 
-  // The (extent, stride) leaves in depth-first tree order.
-  std::vector<LeafMode> leaf_modes() const;
+  // The (extent, stride) leaves in depth-first tree order (computed once).
+  const std::vector<LeafMode>& leaf_modes() const noexcept { return leaf_modes_; }
 
   // Mode i as a Layout; a leaf layout is its own mode 0. Precondition: i < rank().
   Layout mode(std::size_t i) const;
@@ -85,6 +85,7 @@ class Layout {
  private:
   IntTuple shape_;
   IntTuple stride_;
+  std::vector<LeafMode> leaf_modes_;
   int64_t size_ = 0;
   int64_t cosize_ = 0;
 };
