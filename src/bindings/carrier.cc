@@ -80,6 +80,9 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
  public:
   using Base::Base;
 
+  // Resolved on first use, which the binding makes happen with the GIL held
+  // (Tensor construction, take_ownership): later calls, from any thread and
+  // under any carrier mutex, only read the cached descriptor.
   const CarrierClass& carrier_class() const override {
     if (const CarrierClass* known = exact_.load(std::memory_order_acquire)) return *known;
     py::gil_scoped_acquire gil;
@@ -223,7 +226,16 @@ void bind_carriers(py::module_& m) {
       .def("version_token", &Carrier::version_token)
       .def("release", &Carrier::release)
       .def("is_mutable", &Carrier::is_mutable)
-      .def("take_ownership", &Carrier::take_ownership, py::arg("carrier"))
+      .def(
+          "take_ownership",
+          [](Carrier& owner, Carrier& carrier) {
+            // Resolve Python descriptors while the GIL is held: the messages
+            // take_ownership may build run under the carriers' mutexes.
+            owner.carrier_class();
+            carrier.carrier_class();
+            owner.take_ownership(carrier);
+          },
+          py::arg("carrier"))
       .def("relinquish", &Carrier::relinquish, py::arg("carrier"))
       .def("new_like", &Carrier::new_like)
       .def("dlpack_info", [](const Carrier& c) { return info_to_dict(c.dlpack_info()); })

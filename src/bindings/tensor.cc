@@ -125,8 +125,9 @@ spec/core-tensor-representation.
                throw TypeError("Tensor layout " + py::repr(layout).cast<std::string>() +
                                " is not a Layout");
              }
-             return Tensor::make(carrier.cast<std::shared_ptr<Carrier>>(), layout.cast<Layout>(),
-                                 offset);
+             auto shared = carrier.cast<std::shared_ptr<Carrier>>();
+             shared->carrier_class();  // resolve a Python subclass's descriptor with the GIL
+             return Tensor::make(std::move(shared), layout.cast<Layout>(), offset);
            }),
            py::arg("carrier"), py::arg("layout"), py::arg("offset") = 0)
       .def_static(
