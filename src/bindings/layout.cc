@@ -31,11 +31,19 @@ Tiler to_tiler(py::handle obj, const char* what) {
   return tiler;
 }
 
-// Calls layout_fn for a Layout operand and tiler_fn for a tuple of Layouts.
-template <typename LayoutFn, typename TilerFn>
-Layout dispatch(py::handle b, const char* what, LayoutFn layout_fn, TilerFn tiler_fn) {
-  if (py::isinstance<Layout>(b)) return layout_fn(b.cast<const Layout&>());
-  return tiler_fn(to_tiler(b, what));
+// Binds name(a, b) where b is a Layout or a tuple of Layouts (a mode-by-mode
+// tiler), calling the core overload for each.
+template <Layout (*WithLayout)(const Layout&, const Layout&),
+          Layout (*WithTiler)(const Layout&, const Tiler&)>
+void def_tiler_operation(py::module_& m, const char* name) {
+  const std::string what = std::string(name) + " operand B";
+  m.def(
+      name,
+      [what](const Layout& a, py::handle b) {
+        if (py::isinstance<Layout>(b)) return WithLayout(a, b.cast<const Layout&>());
+        return WithTiler(a, to_tiler(b, what.c_str()));
+      },
+      py::arg("a"), py::arg("b"));
 }
 
 }  // namespace
@@ -102,40 +110,12 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
       },
       py::arg("index"), py::arg("shape"));
   m.def("coalesce", &coalesce, py::arg("layout"));
-  m.def(
-      "composition",
-      [](const Layout& a, py::handle b) {
-        return dispatch(
-            b, "composition operand B", [&](const Layout& x) { return composition(a, x); },
-            [&](const Tiler& t) { return composition(a, t); });
-      },
-      py::arg("a"), py::arg("b"));
+  def_tiler_operation<composition, composition>(m, "composition");
   m.def("complement", &complement, py::arg("layout"), py::arg("cotarget"));
   m.def("right_inverse", &right_inverse, py::arg("layout"));
-  m.def(
-      "logical_divide",
-      [](const Layout& a, py::handle b) {
-        return dispatch(
-            b, "logical_divide operand B", [&](const Layout& x) { return logical_divide(a, x); },
-            [&](const Tiler& t) { return logical_divide(a, t); });
-      },
-      py::arg("a"), py::arg("b"));
-  m.def(
-      "zipped_divide",
-      [](const Layout& a, py::handle b) {
-        return dispatch(
-            b, "zipped_divide operand B", [&](const Layout& x) { return zipped_divide(a, x); },
-            [&](const Tiler& t) { return zipped_divide(a, t); });
-      },
-      py::arg("a"), py::arg("b"));
-  m.def(
-      "tiled_divide",
-      [](const Layout& a, py::handle b) {
-        return dispatch(
-            b, "tiled_divide operand B", [&](const Layout& x) { return tiled_divide(a, x); },
-            [&](const Tiler& t) { return tiled_divide(a, t); });
-      },
-      py::arg("a"), py::arg("b"));
+  def_tiler_operation<logical_divide, logical_divide>(m, "logical_divide");
+  def_tiler_operation<zipped_divide, zipped_divide>(m, "zipped_divide");
+  def_tiler_operation<tiled_divide, tiled_divide>(m, "tiled_divide");
   m.def("logical_product", &logical_product, py::arg("a"), py::arg("b"));
 }
 
