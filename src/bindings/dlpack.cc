@@ -204,7 +204,6 @@ void bind_dlpack(py::module_& m) {
         return py::make_tuple(device.first, device.second);
       },
       py::name("__dlpack_device__"), py::is_method(tensor_class),
-      py::sibling(py::getattr(tensor_class, "__dlpack_device__", py::none())),
       "The exporting carrier's DLPack device as (device_type, device_id).");
   m.def("_live_dlpack_exports", &live_dlpack_exports,
         "Managed tensors produced and not yet deleted (for exactly-once tests).");

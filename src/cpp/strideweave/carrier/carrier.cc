@@ -154,6 +154,23 @@ void Carrier::relinquish(Carrier& other) {
   owned_carriers_.erase(it);
 }
 
+int64_t initial_slot_count(const char* carrier, std::optional<int64_t> n,
+                           const std::optional<std::vector<Value>>& values) {
+  if (n && *n < 0) {
+    throw ValueError(std::string(carrier) + ": slot count n=" + std::to_string(*n) +
+                     " is negative");
+  }
+  if (values) {
+    const auto count = static_cast<int64_t>(values->size());
+    if (n && *n != count) {
+      throw ValueError(std::string(carrier) + ": n=" + std::to_string(*n) + " disagrees with the " +
+                       std::to_string(count) + " values given");
+    }
+    return count;
+  }
+  return n.value_or(0);
+}
+
 DLPackInfo Carrier::dlpack_info() const {
   throw BufferError(carrier_class().name() + " does not support DLPack export");
 }

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -156,5 +157,11 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::weak_ptr<Carrier> owner_;
   std::vector<std::shared_ptr<Carrier>> owned_carriers_;
 };
+
+// For built-in constructors taking (n, values): the slot count, len(values)
+// when values are given and n otherwise (0 when neither). Throws ValueError
+// naming `carrier` for a negative n or an n that disagrees with len(values).
+int64_t initial_slot_count(const char* carrier, std::optional<int64_t> n,
+                           const std::optional<std::vector<Value>>& values);
 
 }  // namespace strideweave

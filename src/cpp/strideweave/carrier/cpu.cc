@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "strideweave/carrier/generic.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 

@@ -32,10 +32,4 @@ class Generic : public Carrier {
   std::vector<Value> elements_;
 };
 
-// The slot count for a carrier built from (n, values), and the values coerced
-// to `dtype`. Throws ValueError naming `carrier` for a negative n or a
-// disagreement with len(values).
-int64_t initial_slot_count(const char* carrier, std::optional<int64_t> n,
-                           const std::optional<std::vector<Value>>& values);
-
 }  // namespace strideweave

@@ -125,8 +125,11 @@ Layout::Layout(IntTuple shape, IntTuple stride)
   const std::vector<int64_t> extents = shape_.leaves();
   const std::vector<int64_t> strides = stride_.leaves();
   leaf_modes_.reserve(extents.size());
-  for (std::size_t i = 0; i < extents.size(); ++i) leaf_modes_.push_back({extents[i], strides[i]});
-  size_ = shape_size(shape_);
+  size_ = 1;
+  for (std::size_t i = 0; i < extents.size(); ++i) {
+    leaf_modes_.push_back({extents[i], strides[i]});
+    size_ = checked_mul(size_, extents[i], "Layout size");
+  }
   cosize_ = compute_cosize(leaf_modes_, size_);
 }
 
