@@ -1,5 +1,7 @@
 """interop-movement: __dlpack__'s signature and its copy, dl_device and stream arguments."""
 
+import ctypes
+
 import pytest
 
 import strideweave as sw
@@ -126,3 +128,97 @@ def test_stream_in_any_form_leaves_the_result_identical(stream, max_version):
         info = R.inspect(capsule)
         assert info.fields() == omitted.fields()
         assert aliases(t, info)
+
+
+class _IndexClearing:
+    """An integer-like whose __index__ empties the list that holds it."""
+
+    def __init__(self, holder: list, value: int):
+        self.holder, self.value = holder, value
+
+    def __index__(self) -> int:
+        self.holder.clear()
+        self.holder.extend([object()] * 5)
+        return self.value
+
+
+@pytest.mark.spec(f"{VERSIONS}/produce-a-versioned-capsule-for-a-1-x-consumer", f"{VERSIONS}#3")
+def test_a_max_version_list_changed_while_it_is_read():
+    """The elements are read from a snapshot: the list's own change does not reach the export.
+
+    Pins a crash: the binding read the list's items after an element's __index__ had
+    cleared the list, and dereferenced freed memory.
+    """
+    t = int_tensor()
+    ceiling: list = []
+    ceiling.extend([_IndexClearing(ceiling, 1), 0])
+    info = R.inspect(t.__dlpack__(max_version=ceiling))
+    assert (info.name, info.version) == (R.VERSIONED, (1, 0))
+    assert len(ceiling) == 5  # the __index__ ran and changed the list
+
+
+@pytest.mark.spec(f"{REQ}/accept-the-tensors-own-device", f"{REQ}#6")
+def test_a_dl_device_list_changed_while_it_is_read():
+    """dl_device is read from a snapshot too; (1, 0) as read is the tensor's own device."""
+    t = int_tensor()
+    device: list = []
+    device.extend([_IndexClearing(device, 1), 0])
+    info = R.inspect(t.__dlpack__(max_version=(1, 0), dl_device=device))
+    assert aliases(t, info)
+    assert len(device) == 5
+
+
+@pytest.mark.spec(f"{REQ}#4", f"{VERSIONS}/reject-a-malformed-version-ceiling")
+@pytest.mark.parametrize("argument", ["max_version", "dl_device"])
+def test_an_element_whose_index_raises(argument):
+    """An exception from an element's __index__ propagates unchanged; nothing is exported."""
+
+    class Failing:
+        def __index__(self):
+            raise ZeroDivisionError("from __index__")
+
+    t = int_tensor()
+    with refused(ZeroDivisionError, "from __index__", carriers=[t.carrier]):
+        t.__dlpack__(**{"max_version": (1, 0), argument: [Failing(), 0]})
+
+
+@pytest.mark.spec(f"{VERSIONS}#1", f"{VERSIONS}#2", f"{REQ}/refuse-a-copy-export")
+def test_one_call_site_with_changing_values():
+    """A call site passes one keyword-name tuple every time; each call reads its own values."""
+    t = int_tensor()
+    for copy, max_version in [(False, (1, 0)), (True, (1, 0)), (None, None), (1, None)]:
+        if copy:
+            with refused(BufferError, "copy", carriers=[t.carrier]):
+                t.__dlpack__(copy=copy, max_version=max_version)
+        else:
+            info = R.inspect(t.__dlpack__(copy=copy, max_version=max_version))
+            assert info.name == (R.VERSIONED if max_version else R.LEGACY)
+            assert aliases(t, info)
+    # The same names in another order, then a stream given twice, through one call site each.
+    for _ in range(2):
+        assert R.inspect(t.__dlpack__(max_version=(1, 0), copy=False)).name == R.VERSIONED
+        with refused(TypeError, "multiple values", "stream", carriers=[t.carrier]):
+            t.__dlpack__(None, stream=None)
+
+
+@pytest.mark.spec(f"{VERSIONS}#1", f"{VERSIONS}#2")
+@pytest.mark.parametrize(
+    "names", [("copy", "copy"), ("max_version", "copy", "max_version"), ("stream", "stream")]
+)
+def test_a_keyword_given_twice_in_one_vectorcall(names):
+    """A keyword-name tuple that repeats a name (only C callers can build one) is refused."""
+    t = int_tensor()
+    kwnames = tuple(names)
+    values = (ctypes.py_object * len(names))(*([None] * len(names)))
+    vectorcall = ctypes.pythonapi.PyObject_Vectorcall
+    vectorcall.restype = ctypes.py_object
+    vectorcall.argtypes = [
+        ctypes.py_object,
+        ctypes.POINTER(ctypes.py_object),
+        ctypes.c_size_t,
+        ctypes.py_object,
+    ]
+    with refused(TypeError, "multiple values", names[-1], carriers=[t.carrier]):
+        vectorcall(t.__dlpack__, values, 0, kwnames)
+    # The refused tuple was not remembered: a well-formed call still works.
+    assert R.inspect(t.__dlpack__(copy=None, max_version=(1, 0))).name == R.VERSIONED

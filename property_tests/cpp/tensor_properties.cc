@@ -8,6 +8,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/interop/dlpack_export.h"
 #include "strideweave/tensor/tensor.h"
+#include "testing/counting_owner.h"
 
 namespace strideweave::proptest {
 namespace {
@@ -44,8 +45,8 @@ RC_GTEST_PROP(interop_movement__the_exported_buffer_describes_the_layouts_flatte
   const bool versioned = *rc::gen::arbitrary<bool>();
   ExportRequest request;
   if (versioned) request.max_version = IntPair{1, *rc::gen::inRange<int64_t>(0, 5)};
-  const int64_t before = live_dlpack_exports();
-  ExportedTensor e = export_dlpack(*tensor, request, KeepAlive{});
+  testing_util::CountingOwner counter;
+  ExportedTensor e = export_dlpack(*tensor, request, counter.owner());
   const dlpack::DLTensor& dl = versioned ? e.versioned->dl_tensor : e.legacy->dl_tensor;
   const std::vector<LeafMode> modes = layout.leaf_modes();
   RC_ASSERT(dl.ndim == static_cast<int32_t>(modes.size()));
@@ -74,7 +75,7 @@ RC_GTEST_PROP(interop_movement__the_exported_buffer_describes_the_layouts_flatte
   } else {
     e.legacy->deleter(e.legacy);
   }
-  RC_ASSERT(live_dlpack_exports() == before);
+  RC_ASSERT(counter.allocations == 1 && counter.releases == 1);
   RC_ASSERT(carrier->version() == 0u);
 }
 

@@ -7,12 +7,15 @@
 // generic keyword dispatch would cost more than the whole export.
 #include "dlpack.h"
 
-#include <limits>
+#include <algorithm>
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "errors.h"
+#include "py_int.h"
 #include "strideweave/interop/dlpack_export.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
@@ -29,62 +32,73 @@ constexpr const char* kDlpackOperation = "DLPack export (__dlpack__)";
 
 std::string type_name(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
-// Converts max_version / dl_device: None, or a tuple or list of two integers.
+// Converts max_version / dl_device: a tuple or list of two integers (the
+// caller handles None). A list is read from a tuple snapshot: an element's
+// __index__ may run code that changes the list while it is read.
 std::optional<IntPair> to_pair(PyObject* obj, const char* what) {
-  if (obj == nullptr || obj == Py_None) return std::nullopt;
-  if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
+  py::object snapshot;
+  if (PyList_Check(obj)) {
+    snapshot = py::reinterpret_steal<py::object>(PyList_AsTuple(obj));
+    if (!snapshot) throw py::error_already_set();
+    obj = snapshot.ptr();
+  } else if (!PyTuple_Check(obj)) {
     throw TypeError(std::string(what) + " must be None, a tuple or a list, not " + type_name(obj));
   }
-  const Py_ssize_t size = PySequence_Fast_GET_SIZE(obj);
+  const Py_ssize_t size = PyTuple_GET_SIZE(obj);
   if (size != 2) {
     throw ValueError(std::string(what) + " must hold exactly two elements, not " +
                      std::to_string(size));
   }
   int64_t parts[2];
   for (Py_ssize_t i = 0; i < 2; ++i) {
-    PyObject* e = PySequence_Fast_GET_ITEM(obj, i);
-    if (PyBool_Check(e) || !PyIndex_Check(e)) {
+    PyObject* e = PyTuple_GET_ITEM(obj, i);
+    if (!PyLong_CheckExact(e) && (PyBool_Check(e) || !PyIndex_Check(e))) {
       throw TypeError(std::string(what) + " element " +
                       py::repr(py::handle(e)).cast<std::string>() + " is not an integer");
     }
-    // Saturate: a ceiling or device beyond int64 compares like the extreme it
+    // Saturated: a ceiling or device beyond int64 compares like the extreme it
     // exceeds (a huge major version is still >= 1, a huge negative one < 0).
-    py::object converted;  // only for integer-likes that are not exact ints
-    if (!PyLong_CheckExact(e)) {
-      converted = py::reinterpret_steal<py::object>(PyNumber_Index(e));
-      if (!converted) throw py::error_already_set();
-      e = converted.ptr();
-    }
-    int overflow = 0;
-    const long long value = PyLong_AsLongLongAndOverflow(e, &overflow);
-    if (value == -1 && PyErr_Occurred()) throw py::error_already_set();
-    parts[i] = overflow > 0   ? std::numeric_limits<int64_t>::max()
-               : overflow < 0 ? std::numeric_limits<int64_t>::min()
-                              : static_cast<int64_t>(value);
+    parts[i] = index_to_int64(e).value;
   }
   return IntPair{parts[0], parts[1]};
 }
 
-// Drops the strong reference a managed tensor holds on its exporting Tensor:
-// with the GIL taken here (the deleter may run on any thread, without it),
-// and never after interpreter finalization (a deliberate leak, as NumPy does).
-void release_python_object(void* object) {
+// Managed tensors produced by __dlpack__ and not yet deleted; changed and read
+// only with the GIL held (for tests of exactly-once deletion).
+int64_t live_exports = 0;
+
+// The ExportOwner of a capsule's managed tensor: pymalloc memory (as NumPy's
+// own exports use) and a strong reference to the exporting Tensor. allocate
+// runs inside __dlpack__, with the GIL held.
+void* allocate_export(void* /*tensor*/, std::size_t bytes) noexcept {
+  void* block = PyMem_Malloc(bytes);
+  if (block != nullptr) ++live_exports;
+  return block;
+}
+
+// The deleter may run on any thread, with or without the GIL: the GIL is
+// taken here to free the block and drop the Tensor, and nothing is done once
+// the interpreter is finalized (a deliberate leak, as NumPy does).
+void release_export(void* tensor, void* block) noexcept {
   if (!Py_IsInitialized()) return;
   const PyGILState_STATE state = PyGILState_Ensure();
-  Py_DECREF(static_cast<PyObject*>(object));
+  PyMem_Free(block);
+  --live_exports;
+  Py_DECREF(static_cast<PyObject*>(tensor));
   PyGILState_Release(state);
 }
 
 // Capsule destructors: a consumed capsule was renamed used_* and its consumer
 // owns the deleter, so only an unconsumed capsule deletes its managed tensor.
+// The capsule still carries our static name (the same pointer) exactly when
+// no consumer renamed it. The deleter leaves a pending exception alone: it
+// only frees memory and drops a reference (finalizers that run Python code
+// save and restore the exception themselves).
 template <typename Managed>
 void destroy_capsule(PyObject* capsule, const char* name) {
-  if (!PyCapsule_IsValid(capsule, name)) return;  // consumed (renamed) capsule
-  PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
-  PyErr_Fetch(&type, &value, &traceback);
+  if (PyCapsule_GetName(capsule) != name) return;  // consumed (renamed) capsule
   auto* managed = static_cast<Managed*>(PyCapsule_GetPointer(capsule, name));
-  if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
-  PyErr_Restore(type, value, traceback);
+  if (managed->deleter != nullptr) managed->deleter(managed);
 }
 
 void destroy_legacy(PyObject* capsule) {
@@ -109,40 +123,70 @@ PyObject* to_capsule(const ExportedTensor& exported) {
 }
 
 // The arguments of __dlpack__(stream=None, *, max_version=None,
-// dl_device=None, copy=None); null where not given.
-struct DlpackArguments {
-  PyObject* stream = nullptr;
-  PyObject* max_version = nullptr;
-  PyObject* dl_device = nullptr;
-  PyObject* copy = nullptr;
-};
+// dl_device=None, copy=None), indexed by Slot; null where not given.
+enum Slot : uint8_t { kStream, kMaxVersion, kDlDevice, kCopy, kSlotCount };
+using DlpackArguments = std::array<PyObject*, kSlotCount>;
+
+Slot slot_named(PyObject* name) {
+  Py_ssize_t length = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(name, &length);
+  if (text == nullptr) throw py::error_already_set();
+  const std::string_view key(text, static_cast<std::size_t>(length));
+  if (key == "max_version") return kMaxVersion;
+  if (key == "dl_device") return kDlDevice;
+  if (key == "copy") return kCopy;
+  if (key == "stream") return kStream;
+  throw TypeError("__dlpack__() got an unexpected keyword argument '" + std::string(key) + "'");
+}
+
+[[noreturn]] void throw_multiple_values(PyObject* name) {
+  throw TypeError("__dlpack__() got multiple values for argument '" +
+                  py::str(py::handle(name)).cast<std::string>() + "'");
+}
+
+// The slot of each keyword name in `kwnames`. A call site passes the same
+// kwnames tuple on every call (a code constant in Python, a static tuple in
+// NumPy's from_dlpack), so the last tuple resolved is kept with its slots,
+// and a strong reference keeps the tuple, and so its identity, alive. Other
+// tuples are matched by name. Guarded by the GIL.
+const Slot* keyword_slots(PyObject* kwnames) {
+  static PyObject* cached_names = nullptr;
+  static Slot cached_slots[kSlotCount];
+  if (kwnames == cached_names) return cached_slots;
+  Slot slots[kSlotCount];
+  const Py_ssize_t count = PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
+    const Slot slot = slot_named(name);
+    // Only kSlotCount distinct names exist, so a duplicate stops the loop in time.
+    for (Py_ssize_t j = 0; j < i; ++j) {
+      if (slots[j] == slot) throw_multiple_values(name);
+    }
+    slots[i] = slot;
+  }
+  std::copy(slots, slots + count, cached_slots);
+  Py_INCREF(kwnames);
+  Py_XSETREF(cached_names, kwnames);
+  return cached_slots;
+}
+
+// An argument that is neither omitted nor None.
+bool is_given(PyObject* argument) { return argument != nullptr && argument != Py_None; }
 
 DlpackArguments parse_arguments(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (nargs > 1) {
     throw TypeError("__dlpack__() takes at most 1 positional argument (stream), " +
                     std::to_string(nargs) + " given");
   }
-  DlpackArguments parsed;
-  if (nargs == 1) parsed.stream = args[0];
-  const Py_ssize_t nkw = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
-  for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* name = PyTuple_GET_ITEM(kwnames, i);
-    Py_ssize_t length = 0;
-    const char* text = PyUnicode_AsUTF8AndSize(name, &length);
-    if (text == nullptr) throw py::error_already_set();
-    const std::string_view key(text, static_cast<std::size_t>(length));
-    PyObject** slot = key == "max_version" ? &parsed.max_version
-                      : key == "dl_device" ? &parsed.dl_device
-                      : key == "copy"      ? &parsed.copy
-                      : key == "stream"    ? &parsed.stream
-                                           : nullptr;
-    if (slot == nullptr) {
-      throw TypeError("__dlpack__() got an unexpected keyword argument '" + std::string(key) + "'");
-    }
-    if (*slot != nullptr) {
-      throw TypeError("__dlpack__() got multiple values for argument '" + std::string(key) + "'");
-    }
-    *slot = args[nargs + i];
+  DlpackArguments parsed{};
+  if (nargs == 1) parsed[kStream] = args[0];
+  if (kwnames == nullptr) return parsed;
+  const Slot* slots = keyword_slots(kwnames);
+  const Py_ssize_t count = PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    PyObject*& slot = parsed[slots[i]];
+    if (slot != nullptr) throw_multiple_values(PyTuple_GET_ITEM(kwnames, i));
+    slot = args[nargs + i];
   }
   return parsed;
 }
@@ -162,20 +206,23 @@ PyObject* dlpack_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                         PyObject* kwnames) {
   try {
     const Tensor& tensor = tensor_of(self);
-    tensor.subtensor(kDlpackOperation);  // the multi-subtensor check comes first
+    // The multi-subtensor check comes first, before any argument is read.
+    if (tensor.is_multi_subtensor()) tensor.subtensor(kDlpackOperation);
     const DlpackArguments parsed = parse_arguments(args, nargs, kwnames);
     ExportRequest request;
-    request.max_version = to_pair(parsed.max_version, "max_version");
-    request.dl_device = to_pair(parsed.dl_device, "dl_device");
-    if (parsed.copy != nullptr) {
-      const int truth = PyObject_IsTrue(parsed.copy);
+    if (is_given(parsed[kMaxVersion])) {
+      request.max_version = to_pair(parsed[kMaxVersion], "max_version");
+    }
+    if (is_given(parsed[kDlDevice])) request.dl_device = to_pair(parsed[kDlDevice], "dl_device");
+    if (is_given(parsed[kCopy])) {
+      const int truth = PyObject_IsTrue(parsed[kCopy]);
       if (truth < 0) throw py::error_already_set();
       request.copy = truth == 1;
     }
     // The stream is accepted in any form and ignored: export orders no work.
     const ExportedTensor exported =
-        export_dlpack(tensor, request, KeepAlive{self, &release_python_object});
-    Py_INCREF(self);  // the reference the keep-alive releases
+        export_dlpack(tensor, request, ExportOwner{self, &allocate_export, &release_export});
+    Py_INCREF(self);  // the reference release_export drops
     return to_capsule(exported);
   } catch (...) {
     set_python_error_from_current_exception();
@@ -205,8 +252,9 @@ void bind_dlpack(py::module_& m) {
       },
       py::name("__dlpack_device__"), py::is_method(tensor_class),
       "The exporting carrier's DLPack device as (device_type, device_id).");
-  m.def("_live_dlpack_exports", &live_dlpack_exports,
-        "Managed tensors produced and not yet deleted (for exactly-once tests).");
+  m.def(
+      "_live_dlpack_exports", [] { return live_exports; },
+      "Managed tensors produced and not yet deleted (for exactly-once tests).");
 }
 
 }  // namespace strideweave::bindings

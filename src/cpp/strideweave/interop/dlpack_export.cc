@@ -1,8 +1,8 @@
 #include "strideweave/interop/dlpack_export.h"
 
-#include <atomic>
-#include <memory>
+#include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "strideweave/util/error.h"
@@ -11,45 +11,44 @@ namespace strideweave {
 
 namespace {
 
-std::atomic<int64_t> live_exports{0};
-
-constexpr std::size_t kInlineRank = 8;
-
-// One export: the managed tensor, the arrays it points at and the keep-alive,
-// in a single allocation that manager_ctx points back to.
+// One export: the managed tensor and its owner, followed in the same block
+// by the shape and stride arrays (2 * rank int64 values). manager_ctx points
+// back at the block.
 template <typename Managed>
 struct ExportBlock {
   Managed managed{};
-  KeepAlive keepalive;
-  int64_t inline_dims[2 * kInlineRank] = {};
-  std::unique_ptr<int64_t[]> heap_dims;  // only for more than kInlineRank modes
+  ExportOwner owner;
+
+  int64_t* dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
 
   static void deleter(Managed* self) {
     if (self == nullptr) return;
     auto* block = static_cast<ExportBlock*>(self->manager_ctx);
-    const KeepAlive keepalive = block->keepalive;
-    delete block;
-    --live_exports;
-    if (keepalive.release != nullptr) keepalive.release(keepalive.object);
+    const ExportOwner owner = block->owner;
+    block->~ExportBlock();
+    owner.release(owner.object, block);
   }
 };
 
-// Fills `block` from the checked export.
+// Allocates and fills the block for the checked export.
 template <typename Managed>
-void fill(ExportBlock<Managed>& block, const Subtensor& s, const DLPackInfo& info,
-          dlpack::DLDataType dtype) {
+Managed* make_managed(const Subtensor& s, const DLPackInfo& info, dlpack::DLDataType dtype,
+                      const ExportOwner& owner) {
+  static_assert(std::is_trivially_destructible_v<ExportBlock<Managed>>);
+  static_assert(sizeof(ExportBlock<Managed>) % alignof(int64_t) == 0);
   const std::vector<LeafMode>& modes = s.layout.leaf_modes();
   const std::size_t rank = modes.size();
-  int64_t* dims = block.inline_dims;
-  if (rank > kInlineRank) {
-    block.heap_dims = std::make_unique<int64_t[]>(2 * rank);
-    dims = block.heap_dims.get();
-  }
+  void* memory =
+      owner.allocate(owner.object, sizeof(ExportBlock<Managed>) + 2 * rank * sizeof(int64_t));
+  if (memory == nullptr) throw std::bad_alloc();
+  auto* block = new (memory) ExportBlock<Managed>{};
+  block->owner = owner;
+  int64_t* dims = block->dims();
   for (std::size_t k = 0; k < rank; ++k) {
     dims[k] = modes[k].extent;
     dims[rank + k] = modes[k].stride;
   }
-  dlpack::DLTensor& dl = block.managed.dl_tensor;
+  dlpack::DLTensor& dl = block->managed.dl_tensor;
   dl.data = reinterpret_cast<void*>(info.pointer);
   dl.device = {static_cast<dlpack::DLDeviceType>(info.device_type), info.device_id};
   dl.ndim = static_cast<int32_t>(rank);
@@ -57,8 +56,9 @@ void fill(ExportBlock<Managed>& block, const Subtensor& s, const DLPackInfo& inf
   dl.shape = dims;
   dl.strides = dims + rank;
   dl.byte_offset = static_cast<uint64_t>(s.offset) * (dtype.bits / 8u);
-  block.managed.manager_ctx = &block;
-  block.managed.deleter = &ExportBlock<Managed>::deleter;
+  block->managed.manager_ctx = block;
+  block->managed.deleter = &ExportBlock<Managed>::deleter;
+  return &block->managed;
 }
 
 std::optional<dlpack::DLDataType> dlpack_dtype(const DType& dtype) {
@@ -85,7 +85,7 @@ IntPair dlpack_device(const Tensor& tensor) {
 }
 
 ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
-                             KeepAlive keepalive) {
+                             const ExportOwner& owner) {
   const Subtensor& s = tensor.subtensor("DLPack export (__dlpack__)");
   if (request.max_version && (request.max_version->first < 0 || request.max_version->second < 0)) {
     throw ValueError("max_version " + pair_text(*request.max_version) +
@@ -114,24 +114,23 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
                       "; DLPack needs a non-null pointer for a tensor with elements");
   }
 
+  // Nothing may throw once the block is allocated.
   ExportedTensor out;
   if (request.max_version && request.max_version->first >= 1) {
-    auto block = std::make_unique<ExportBlock<dlpack::DLManagedTensorVersioned>>();
-    fill(*block, s, info, *dtype);
-    block->managed.version = {dlpack::kMajorVersion, dlpack::kMinorVersion};
-    block->managed.flags = tensor.is_mutable() ? 0 : dlpack::kFlagBitmaskReadOnly;
-    block->keepalive = keepalive;
-    out.versioned = &block.release()->managed;
+    const uint64_t flags = tensor.is_mutable() ? 0 : dlpack::kFlagBitmaskReadOnly;
+    out.versioned = make_managed<dlpack::DLManagedTensorVersioned>(s, info, *dtype, owner);
+    out.versioned->version = {dlpack::kMajorVersion, dlpack::kMinorVersion};
+    out.versioned->flags = flags;
   } else {
-    auto block = std::make_unique<ExportBlock<dlpack::DLManagedTensor>>();
-    fill(*block, s, info, *dtype);
-    block->keepalive = keepalive;
-    out.legacy = &block.release()->managed;
+    out.legacy = make_managed<dlpack::DLManagedTensor>(s, info, *dtype, owner);
   }
-  ++live_exports;
   return out;
 }
 
-int64_t live_dlpack_exports() noexcept { return live_exports.load(); }
+void* ExportOwner::heap_allocate(void* /*object*/, std::size_t bytes) noexcept {
+  return ::operator new(bytes, std::nothrow);
+}
+
+void ExportOwner::heap_release(void* /*object*/, void* block) noexcept { ::operator delete(block); }
 
 }  // namespace strideweave

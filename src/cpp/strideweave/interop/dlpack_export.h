@@ -3,8 +3,8 @@
 // a PyCapsule and supplies the keep-alive that holds the exporting Tensor.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <utility>
 
@@ -23,12 +23,22 @@ struct ExportRequest {
   bool copy = false;                   // the truth value of the copy argument
 };
 
-// What keeps the exporting tensor alive while a managed tensor exists: an
-// opaque object and the function that lets it go. The managed tensor's
-// deleter calls release(object) exactly once, on whatever thread deletes it.
-struct KeepAlive {
+// Who provides a managed tensor's memory and what keeps the exporting tensor
+// alive while the managed tensor exists.
+//
+// export_dlpack calls allocate(object, bytes) at most once, after every check
+// has passed; a null result throws std::bad_alloc. The managed tensor's deleter
+// then calls release(object, block) exactly once, on whatever thread deletes
+// it (with or without any interpreter lock held): release must free `block`
+// as allocate's partner and let `object` go. The defaults use the C++ heap and
+// hold no object, for C++ consumers without a host runtime.
+struct ExportOwner {
   void* object = nullptr;
-  void (*release)(void* object) = nullptr;
+  void* (*allocate)(void* object, std::size_t bytes) = &heap_allocate;
+  void (*release)(void* object, void* block) = &heap_release;
+
+  static void* heap_allocate(void* object, std::size_t bytes) noexcept;
+  static void heap_release(void* object, void* block) noexcept;
 };
 
 // One produced managed tensor; exactly one of the pointers is set. The
@@ -50,18 +60,14 @@ IntPair dlpack_device(const Tensor& tensor);
 // equal to the reported device (BufferError); a non-null pointer when the
 // tensor has elements (BufferError). Changes no version.
 //
-// The managed tensor holds `keepalive` until its deleter runs (on failure the
-// keep-alive is left untouched: the caller still owns it); shape and strides
-// are the layout's leaf modes (elements, never null arrays, even for rank 0),
-// data the carrier's pointer, byte_offset the offset times the item size; a
-// versioned tensor has version 1.0 and sets READ_ONLY exactly when the tensor
-// is not publicly mutable. One allocation holds the managed tensor, its
-// arrays (up to eight modes inline) and the keep-alive.
+// The managed tensor holds `owner` until its deleter runs (on failure nothing
+// was allocated and the owner is left untouched); shape and strides are the
+// layout's leaf modes (elements, never null arrays, even for rank 0), data the
+// carrier's pointer, byte_offset the offset times the item size; a versioned
+// tensor has version 1.0 and sets READ_ONLY exactly when the tensor is not
+// publicly mutable. One block from owner.allocate holds the managed tensor,
+// its shape and stride arrays and the owner; nothing else is allocated.
 ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
-                             KeepAlive keepalive);
-
-// Managed tensors produced and not yet deleted, process-wide (for tests of
-// exactly-once deletion).
-int64_t live_dlpack_exports() noexcept;
+                             const ExportOwner& owner);
 
 }  // namespace strideweave

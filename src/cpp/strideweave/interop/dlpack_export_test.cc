@@ -5,6 +5,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
+#include "testing/counting_owner.h"
 #include "testing/expect_error.h"
 
 namespace strideweave {
@@ -18,21 +19,13 @@ std::shared_ptr<Tensor> float_tensor(bool mutable_ = true) {
   return Tensor::make(c, Layout(tup({2, tup({3, 4})}), tup({1, tup({2, 6})})), 5);
 }
 
-// Counts keep-alive releases: the managed tensor must release it exactly once.
-struct DropCounter {
-  int drops = 0;
-  KeepAlive keepalive() {
-    return KeepAlive{this, [](void* p) { ++static_cast<DropCounter*>(p)->drops; }};
-  }
-};
+using testing_util::CountingOwner;
 
 TEST(interop_movement__the_exported_buffer_describes_the_layouts_flattened_leaf_modes,
      flatten_a_hierarchical_layout) {
   auto t = float_tensor();
-  DropCounter counter;
-  const int64_t before = live_dlpack_exports();
-  ExportedTensor e =
-      export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.keepalive());
+  CountingOwner counter;
+  ExportedTensor e = export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.owner());
   ASSERT_NE(e.versioned, nullptr);
   const dlpack::DLTensor& dl = e.versioned->dl_tensor;
   EXPECT_EQ(dl.ndim, 3);
@@ -44,52 +37,55 @@ TEST(interop_movement__the_exported_buffer_describes_the_layouts_flattened_leaf_
   EXPECT_EQ(e.versioned->version.major, 1u);
   EXPECT_EQ(e.versioned->version.minor, 0u);
   EXPECT_EQ(e.versioned->flags, 0u);
-  EXPECT_EQ(live_dlpack_exports(), before + 1);
+  EXPECT_EQ(counter.live(), 1);
   e.versioned->deleter(e.versioned);
-  EXPECT_EQ(counter.drops, 1);
-  EXPECT_EQ(live_dlpack_exports(), before);
+  EXPECT_EQ(counter.allocations, 1);
+  EXPECT_EQ(counter.releases, 1);
 }
 
 TEST(interop_movement__versioned_exports_advertise_mutability_as_an_advisory_read_only_flag,
      mark_an_immutable_tensor_read_only) {
-  DropCounter counter;
-  ExportedTensor e = export_dlpack(*float_tensor(false), ExportRequest{IntPair{1, 0}, {}, false},
-                                   counter.keepalive());
+  CountingOwner counter;
+  ExportedTensor e =
+      export_dlpack(*float_tensor(false), ExportRequest{IntPair{1, 0}, {}, false}, counter.owner());
   EXPECT_EQ(e.versioned->flags, dlpack::kFlagBitmaskReadOnly);
   e.versioned->deleter(e.versioned);
-  EXPECT_EQ(counter.drops, 1);
+  EXPECT_EQ(counter.releases, 1);
+  EXPECT_EQ(counter.live(), 0);
 }
 
 TEST(interop_movement__dlpack_export_produces_version_1_0_or_the_legacy_structure_on_request,
      fall_back_to_the_legacy_structure) {
-  DropCounter counter;
+  CountingOwner counter;
   ExportedTensor e =
-      export_dlpack(*float_tensor(), ExportRequest{IntPair{0, 9}, {}, false}, counter.keepalive());
+      export_dlpack(*float_tensor(), ExportRequest{IntPair{0, 9}, {}, false}, counter.owner());
   ASSERT_NE(e.legacy, nullptr);
   EXPECT_EQ(e.versioned, nullptr);
   e.legacy->deleter(e.legacy);
-  EXPECT_EQ(counter.drops, 1);
+  EXPECT_EQ(counter.releases, 1);
+  EXPECT_EQ(counter.live(), 0);
 }
 
 TEST(interop_movement__export_is_zero_copy_same_device_and_stream_agnostic, refuse_a_copy_export) {
-  const int64_t before = live_dlpack_exports();
-  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, {}, true}, KeepAlive{}),
+  CountingOwner counter;
+  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, {}, true}, counter.owner()),
                BufferError);
-  EXPECT_THROW(export_dlpack(*float_tensor(), ExportRequest{{}, IntPair{2, 0}, false}, KeepAlive{}),
-               BufferError);
-  EXPECT_EQ(live_dlpack_exports(), before);
+  EXPECT_THROW(
+      export_dlpack(*float_tensor(), ExportRequest{{}, IntPair{2, 0}, false}, counter.owner()),
+      BufferError);
+  EXPECT_EQ(counter.allocations, 0);
 }
 
 TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
      reject_an_unsupported_dtype) {
   auto t = Tensor::make(std::make_shared<CPU>(DType::Bool(), 2), Layout(T(2)), 0);
   const std::string dtype_error = testing_util::message_of<BufferError>(
-      [&] { export_dlpack(*t, ExportRequest{}, KeepAlive{}); });
+      [&] { export_dlpack(*t, ExportRequest{}, ExportOwner{}); });
   EXPECT_NE(dtype_error.find("Float32 and Int32"), std::string::npos) << dtype_error;
   // The carrier opt-in is resolved first: a Bool Generic tensor fails on the carrier.
   auto g = Tensor::make(std::make_shared<Generic>(DType::Bool(), 2), Layout(T(2)), 0);
   const std::string carrier_error = testing_util::message_of<BufferError>(
-      [&] { export_dlpack(*g, ExportRequest{}, KeepAlive{}); });
+      [&] { export_dlpack(*g, ExportRequest{}, ExportOwner{}); });
   EXPECT_NE(carrier_error.find("Generic"), std::string::npos) << carrier_error;
 }
 
@@ -98,18 +94,18 @@ TEST(interop_movement__multi_subtensor_tensors_reject_dlpack_export,
   auto plane = float_tensor();
   const DType rec = DType::compound({{"a", DType::Float32()}, {"b", DType::Float32()}});
   auto t = Tensor::from_planes(rec, {plane, plane});
-  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, KeepAlive{}), NotImplementedError);
+  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, ExportOwner{}), NotImplementedError);
   EXPECT_THROW(dlpack_device(*t), NotImplementedError);
 }
 
 TEST(interop_movement__the_exported_buffer_describes_the_layouts_flattened_leaf_modes,
      clause4__arrays_for_every_rank) {
-  // Rank 0 still gets non-null arrays; rank 9 spills past the inline storage.
+  // Rank 0 still gets non-null arrays; rank 9 has as many as it has leaf modes.
   for (const Layout& layout : {Layout(tup({})), Layout(tup({1, 2, 1, 2, 1, 2, 1, 2, 1}))}) {
     auto c = std::make_shared<CPU>(DType::Int32(), 20);
     auto t = Tensor::make(c, layout, 3);
-    DropCounter counter;
-    ExportedTensor e = export_dlpack(*t, ExportRequest{}, counter.keepalive());
+    CountingOwner counter;
+    ExportedTensor e = export_dlpack(*t, ExportRequest{}, counter.owner());
     const dlpack::DLTensor& dl = e.legacy->dl_tensor;
     ASSERT_NE(dl.shape, nullptr);
     ASSERT_NE(dl.strides, nullptr);
@@ -119,7 +115,8 @@ TEST(interop_movement__the_exported_buffer_describes_the_layouts_flattened_leaf_
       EXPECT_EQ(dl.strides[k], layout.leaf_modes()[static_cast<std::size_t>(k)].stride);
     }
     e.legacy->deleter(e.legacy);
-    EXPECT_EQ(counter.drops, 1);
+    EXPECT_EQ(counter.releases, 1);
+    EXPECT_EQ(counter.live(), 0);
   }
 }
 
@@ -127,7 +124,7 @@ TEST(interop_movement__a_carrier_opts_into_dlpack_through_dlpack_info, clause4__
   auto c = std::make_shared<CPU>(DType::Float32(), 4);
   auto t = Tensor::make(c, Layout(T(4)), 0);
   c->release();
-  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, KeepAlive{}), BufferError);
+  EXPECT_THROW(export_dlpack(*t, ExportRequest{}, ExportOwner{}), BufferError);
 }
 
 }  // namespace
