@@ -1,11 +1,16 @@
-"""Command line: ``python -m conformance.harness {list,check}``.
+"""Command line: ``python -m conformance.harness {list,check,pin}``.
 
 * ``list [--json] [--root DIR]`` prints every capability, requirement, scenario and clause
   id (indented by level), or with ``--json`` the full structure with names and clause text.
-* ``check [--root DIR] [--strict auto|all|none] [--cpp-results DIR]`` validates every spec
-  and every citation found statically (Python ``pytest.mark.spec`` literals, C++ test names,
-  and C++ result files when given). Exit status: 0 clean, 1 on a malformed spec, invalid
-  configuration, a citation of an unknown id, or an unbound scenario in a strict capability.
+* ``check [--root DIR] [--strict auto|all|none] [--cpp-results DIR] [--gtest-binary PATH]``
+  validates every spec and every citation: Python ones from pytest's collection of the
+  project's test folders (in-process, nothing runs), C++ ones from the given result files
+  and binaries (without either, C++ tests are not seen, and a line says so). Exit status:
+  0 clean, 1 on a malformed spec or lock, invalid configuration, unreadable C++ evidence, a
+  module that fails to collect, a citation of an unknown id, a clause pin mismatch, or an
+  unbound scenario in a strict capability.
+* ``pin [--root DIR]`` rewrites ``spec/clauses.lock`` from the current specs (see ``pins``)
+  and prints each clause id whose pin it added, changed or dropped.
 """
 
 from __future__ import annotations
@@ -18,12 +23,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .catalog import Catalog
-from .citations import check_citations
 from .config import STRICT_MODES, ConfigError, load_project_config, strict_capabilities
 from .coverage import MISSING, Evidence, build_coverage
+from .evidence import collect_python, read_cpp
 from .gtest_xml import ResultsError
 from .openspec import Spec, SpecError, load_specs
-from .scan import CppResults, read_cpp_results, scan_project
+from .pins import pin_failure, pin_problems, read_lock, write_lock
 
 
 def _spec_json(spec: Spec) -> dict[str, Any]:
@@ -66,17 +71,23 @@ def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:
 def _check(args: argparse.Namespace, catalog: Catalog, out: TextIO) -> int:
     project = load_project_config(args.root)
     strict = strict_capabilities(args.strict, project.complete, catalog.capabilities)
-    scan = scan_project(project, catalog)
-    results = CppResults({}, (), ())
-    if args.cpp_results is not None:
-        results = read_cpp_results(Path(args.cpp_results), catalog)
-    drift = [*check_citations(scan.python, catalog), *scan.cpp_drift, *results.drift]
-    evidence = Evidence((*scan.python, *scan.cpp, *results.citations))
-    coverage = build_coverage(catalog, evidence, strict)
+    pins = read_lock(project.lock_path)
+    binaries = [Path(binary) for binary in args.gtest_binary]
+    cpp = read_cpp(catalog, args.cpp_results, binaries, pins)
+    if args.cpp_results is None and not binaries:
+        out.write("C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results\n")
+    test_dirs = [args.root / directory for directory in project.python_test_dirs]
+    python, drift = collect_python(args.root, test_dirs, catalog, pins)
+    citations = (*python, *cpp.citations)
     failures = 0
-    for item in drift:
+    for item in (*drift, *cpp.drift):
         out.write(f"drift: {item}\n")
         failures += 1
+    problems = pin_problems(citations, catalog, pins)
+    if problems:
+        out.write(pin_failure(problems, project.lock_path) + "\n")
+        failures += len(problems)
+    coverage = build_coverage(catalog, Evidence(citations), strict)
     for cap in coverage.capabilities:
         missing = [s for r in cap.requirements for s in r.scenarios if s.status == MISSING]
         counts = cap.counts.scenarios
@@ -93,6 +104,20 @@ def _check(args: argparse.Namespace, catalog: Catalog, out: TextIO) -> int:
     return 1 if failures else 0
 
 
+def _pin(root: Path, catalog: Catalog, out: TextIO) -> int:
+    lock = load_project_config(root).lock_path
+    before = read_lock(lock)
+    write_lock(lock, catalog)
+    after = read_lock(lock)
+    for clause_id in sorted(before.keys() | after.keys()):
+        old, new = before.get(clause_id), after.get(clause_id)
+        if old != new:
+            change = "added" if old is None else "dropped" if new is None else "changed"
+            out.write(f"{change}: {clause_id}\n")
+    out.write(f"pinned {len(after)} clauses in {lock}\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m conformance.harness", description="StrideWeave spec conformance tools"
@@ -102,8 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
     list_cmd.add_argument("--json", action="store_true", help="print JSON with names and text")
     check_cmd = commands.add_parser("check", help="validate specs and citations statically")
     check_cmd.add_argument("--strict", choices=STRICT_MODES, default="auto")
-    check_cmd.add_argument("--cpp-results", metavar="DIR", default=None)
-    for command in (list_cmd, check_cmd):
+    check_cmd.add_argument("--cpp-results", metavar="DIR", type=Path, default=None)
+    check_cmd.add_argument("--gtest-binary", metavar="PATH", action="append", default=[])
+    pin_cmd = commands.add_parser("pin", help="re-pin every clause's text in spec/clauses.lock")
+    for command in (list_cmd, check_cmd, pin_cmd):
         command.add_argument(
             "--root", type=Path, default=Path("."), help="project root (default: .)"
         )
@@ -120,6 +147,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         catalog = Catalog(load_specs(root / "spec", relative_to=root))
         if args.command == "list":
             return _list(catalog, args.json, out)
+        if args.command == "pin":
+            return _pin(root, catalog, out)
         return _check(args, catalog, out)
     except SpecError as error:
         out.write(f"malformed spec:\n{error}\n")

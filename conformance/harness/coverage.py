@@ -4,9 +4,7 @@ Binding rules:
 
 * A scenario is bound only by citations of its own id. Requirement and clause citations
   are recorded on the requirement / clause and never bind scenarios.
-* A static Python citation is dropped when a collected pytest item inside its scope cites
-  the same id (the item's node id replaces the source label); C++ citations from source
-  and from result files merge by their ``Suite.Name`` label.
+* C++ citations from test lists and from result files merge by their ``Suite.Name`` label.
 * Citations of ids the catalog does not define are ignored here (they are drift).
 
 Statuses:
@@ -26,10 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from . import outcomes
 from .catalog import Catalog
-from .citations import PYTHON, Citation, TestKind, covers
+from .citations import Citation, TestKind
 from .openspec import Clause, Requirement, Scenario, Spec
 
 PASS = "pass"
@@ -114,26 +113,17 @@ class CapabilityCoverage:
 class Coverage:
     capabilities: tuple[CapabilityCoverage, ...]
 
+    @cached_property
+    def _scenarios(self) -> dict[str, tuple[CapabilityCoverage, ScenarioCoverage]]:
+        return {
+            scenario.scenario.id: (capability, scenario)
+            for capability in self.capabilities
+            for requirement in capability.requirements
+            for scenario in requirement.scenarios
+        }
+
     def scenario(self, scenario_id: str) -> tuple[CapabilityCoverage, ScenarioCoverage] | None:
-        for capability in self.capabilities:
-            for requirement in capability.requirements:
-                for scenario in requirement.scenarios:
-                    if scenario.scenario.id == scenario_id:
-                        return capability, scenario
-        return None
-
-
-def _effective(citations: Iterable[Citation]) -> list[Citation]:
-    """Drop static Python citations superseded by a collected item citing the same id."""
-    citations = list(citations)
-    dynamic = [c for c in citations if c.kind == PYTHON and not c.static]
-    kept = []
-    for citation in citations:
-        if citation.kind == PYTHON and citation.static:
-            if any(d.target == citation.target and covers(citation.test, d.test) for d in dynamic):
-                continue
-        kept.append(citation)
-    return kept
+        return self._scenarios.get(scenario_id)
 
 
 def _bound(
@@ -229,7 +219,7 @@ def build_coverage(catalog: Catalog, evidence: Evidence, strict: Iterable[str]) 
     """Coverage of every capability in ``catalog``; capabilities in ``strict`` are strict."""
     strict = frozenset(strict)
     by_target: dict[str, list[Citation]] = {}
-    for citation in _effective(evidence.citations):
+    for citation in evidence.citations:
         if catalog.lookup(citation.target) is not None:
             by_target.setdefault(citation.target, []).append(citation)
 

@@ -11,50 +11,31 @@ so ``TEST(core_layout__coalesce_keeps_the_function, merge_contiguous_modes__nest
 the suite or the name is ignored for the mapping. When a scenario slug is literally
 ``requirement`` or ``clause<N>``, the scenario wins.
 
-The static scan reads every ``*.cc`` file below the given directories, blanks out comments
-(keeping line numbers), and finds ``TEST``, ``TEST_F``, ``TEST_P``, ``TYPED_TEST``,
-``TYPED_TEST_P``, ``RC_GTEST_PROP`` and ``RC_GTEST_FIXTURE_PROP`` declarations.
+Tests are known from gtest XML results and from a built binary's ``--gtest_list_tests``
+output (see ``gtest_xml``; RapidCheck properties are gtest tests).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import ids
 from .catalog import Catalog, cpp_key, suggestion
-from .citations import CPP, Citation, Drift, iter_test_files
+from .citations import CPP, Citation, Drift
 
-MACROS = (
-    "TEST",
-    "TEST_F",
-    "TEST_P",
-    "TYPED_TEST",
-    "TYPED_TEST_P",
-    "RC_GTEST_PROP",
-    "RC_GTEST_FIXTURE_PROP",
-)
-_DECLARATION = re.compile(
-    r"\b(?:" + "|".join(sorted(MACROS, key=len, reverse=True)) + r")\s*\(\s*"
-    r"([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)"
-)
-_COMMENT_OR_LITERAL = re.compile(
-    r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.DOTALL
-)
 _CLAUSE_NAME = re.compile(r"clause([0-9]+)")
 _DISABLED = "DISABLED_"
 
 
 @dataclass(frozen=True)
 class CppTest:
-    """A gtest-style test ``suite.name`` (undecorated), optionally located in source."""
+    """A gtest-style test ``suite.name`` (undecorated) and the file that told of it."""
 
     suite: str
     name: str
     path: str | None = None
-    line: int | None = None
 
     @property
     def label(self) -> str:
@@ -63,7 +44,9 @@ class CppTest:
 
 @dataclass(frozen=True)
 class CppResolution:
-    """What a C++ test name cites: ``target`` id, a ``problem``, or neither (no citation)."""
+    """What a C++ test name cites: ``target`` id, a ``problem``, or neither (no citation).
+
+    A clause number past the requirement's clauses has both: the id and the problem."""
 
     target: str | None = None
     problem: str | None = None
@@ -94,11 +77,12 @@ def resolve_name(suite: str, name: str, catalog: Catalog) -> CppResolution:
     clause = _CLAUSE_NAME.fullmatch(head)
     if clause is not None:
         number = int(clause.group(1))
+        capability = requirement.id.split("/", 1)[0]
+        target = ids.clause_id(capability, requirement.slug, number)
         if 1 <= number <= len(requirement.clauses):
-            capability = requirement.id.split("/", 1)[0]
-            return CppResolution(target=ids.clause_id(capability, requirement.slug, number))
+            return CppResolution(target=target)
         return CppResolution(
-            problem=f"{requirement.id} has {len(requirement.clauses)} clauses, not {number}"
+            target, f"{requirement.id} has {len(requirement.clauses)} clauses, not {number}"
         )
     options = [cpp_key(s.slug) for s in requirement.scenarios]
     return CppResolution(
@@ -107,54 +91,19 @@ def resolve_name(suite: str, name: str, catalog: Catalog) -> CppResolution:
     )
 
 
-def strip_comments(source: str) -> str:
-    """Blank out ``//`` and ``/* */`` comments, keeping string literals and line numbers."""
-
-    def blank(match: re.Match[str]) -> str:
-        text = match.group(0)
-        if text.startswith(("//", "/*")):
-            return re.sub(r"[^\n]", " ", text)
-        return text
-
-    return _COMMENT_OR_LITERAL.sub(blank, source)
-
-
-def declared_tests(source: str, relpath: str | None = None) -> list[CppTest]:
-    """Every test declaration in one C++ source text."""
-    code = strip_comments(source)
-    return [
-        CppTest(m.group(1), m.group(2), relpath, code.count("\n", 0, m.start()) + 1)
-        for m in _DECLARATION.finditer(code)
-    ]
-
-
-def scan_cpp_tests(root: Path, directories: Sequence[str]) -> list[CppTest]:
-    """Every test declared in ``*.cc`` files below ``root/<directory>``."""
-    tests: list[CppTest] = []
-    for path in iter_test_files(root, directories, "*.cc"):
-        try:
-            source = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        tests.extend(declared_tests(source, path.relative_to(root).as_posix()))
-    return tests
-
-
 def cpp_citations(
-    tests: Iterable[CppTest], catalog: Catalog, *, static: bool
+    tests: Iterable[CppTest], catalog: Catalog, pinned: Collection[str] = ()
 ) -> tuple[list[Citation], list[Drift]]:
-    """Citations of ``tests`` and drift for names that follow the convention but miss."""
+    """Citations of ``tests`` and drift for names that follow the convention but miss.
+
+    A citation of a ``pinned`` clause id that no longer exists is kept (a pin problem)."""
     citations: list[Citation] = []
     drift: list[Drift] = []
     for test in tests:
         resolution = resolve_name(test.suite, test.name, catalog)
         where = test.path or test.label
-        if test.path is not None and test.line is not None:
-            where = f"{test.path}:{test.line}"
-        if resolution.problem is not None:
+        if resolution.problem is not None and resolution.target not in pinned:
             drift.append(Drift(where, f"C++ test {test.label}", resolution.problem))
         elif resolution.target is not None:
-            citations.append(
-                Citation(resolution.target, test.label, CPP, static, test.path, test.line)
-            )
+            citations.append(Citation(resolution.target, test.label, CPP))
     return citations, drift

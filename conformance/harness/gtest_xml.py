@@ -1,4 +1,4 @@
-"""Reading gtest XML result files (``--gtest_output=xml``).
+"""Reading gtest XML result files (``--gtest_output=xml``) and test binaries' test lists.
 
 Guarantees:
 
@@ -10,10 +10,13 @@ Guarantees:
   ``skipped`` if it has a ``<skipped>`` child, ``status="notrun"`` or a ``result`` other
   than ``completed``; else ``passed``.
 * Unreadable or malformed files raise ``ResultsError`` naming the file.
+* ``list_gtest_binary`` runs a binary with ``--gtest_list_tests`` (no test runs) and
+  undecorates its tests the same way; a binary that cannot run raises ``ResultsError``.
 """
 
 from __future__ import annotations
 
+import subprocess
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,3 +120,35 @@ def load_gtest_results(location: Path) -> list[GtestCase]:
     for path in sorted(location.glob("*.xml")):
         cases.extend(parse_gtest_xml(path))
     return cases
+
+
+def parse_test_list(listing: str, source: str) -> list[CppTest]:
+    """Tests in ``--gtest_list_tests`` output (``Suite.`` lines, then indented names),
+    undecorated like result files; ``source`` names the binary."""
+    tests: list[CppTest] = []
+    suite = None
+    for line in listing.splitlines():
+        text = line.split("#", 1)[0].rstrip()
+        if not text.strip():
+            continue
+        if not line[0].isspace():
+            suite = undecorate_suite(text.rstrip("."))
+        elif suite is not None:
+            tests.append(CppTest(suite, undecorate_name(text.strip()), source))
+    return tests
+
+
+def list_gtest_binary(binary: Path) -> list[CppTest]:
+    """The tests a gtest binary declares (it runs none); raise ``ResultsError`` if it fails."""
+    try:
+        listed = subprocess.run(
+            [str(binary), "--gtest_list_tests"], capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        raise ResultsError(f"gtest binary {binary}: cannot run: {error}") from error
+    if listed.returncode != 0:
+        raise ResultsError(
+            f"gtest binary {binary}: --gtest_list_tests exited {listed.returncode}: "
+            f"{listed.stderr.strip()}"
+        )
+    return parse_test_list(listed.stdout, str(binary))

@@ -14,7 +14,7 @@ from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE
 def coverage(catalog, strict=()):
     citations = (
         Citation(COUNT_ONE, "t.py::test_ok", PYTHON),
-        Citation(COUNT_NONE, "S.count_none", CPP, True, "a.cc", 4),
+        Citation(COUNT_NONE, "S.count_none", CPP),
         Citation(f"{COUNTED}#1", "t.py::test_ok", PYTHON),
         Citation(COUNTED, "t.py::test_req|pipe", PYTHON),
     )
