@@ -19,6 +19,7 @@ makes that visible. Guarantees:
 from __future__ import annotations
 
 import hashlib
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,7 +111,7 @@ def pin_failure(problems: list[str], lock: Path) -> str:
     return (
         "spec clause pins do not match (a cited SHALL/MUST sentence was added, reworded, "
         "moved or deleted):\n"
-        + "\n".join(f"  {problem}" for problem in problems)
+        + "\n".join(textwrap.indent(problem, "  ") for problem in problems)
         + f"\nReview each citing test against the current text and fix its citation, then "
         f"re-pin {lock} with:\n    {REPIN_COMMAND}"
     )
