@@ -1,8 +1,15 @@
-"""Coverage reports: JSON, Markdown (GitHub-readable), JUnit XML and terminal lines.
+"""Coverage reports: JSON, Markdown (short), HTML, JUnit XML and terminal lines.
 
 ``write_reports(coverage, directory)`` creates ``directory`` if needed and writes
-``spec-coverage.json``, ``spec-coverage.md`` and ``spec-coverage.junit.xml``; the three
+``spec-coverage.md``, ``.html`` (see ``html_report``), ``.json`` and ``.junit.xml``; the
 files describe the same ``Coverage`` and are deterministic for equal input.
+
+JSON: the document ``docs/conformance.md`` describes, versioned by ``schema_version``
+(bumped on any change a reader could notice other than an added key).
+
+Markdown: for terminals and PR comments; one overview row per capability, then the ids of
+failing items and of missing ones in strict capabilities. Per-test detail is in the HTML
+and JSON.
 
 JUnit: one ``<testsuite>`` per capability, one ``<testcase>`` per scenario with
 ``classname="<capability>/<requirement-slug>"`` and ``name="<scenario-slug>"``; a failing
@@ -27,11 +34,14 @@ from .coverage import (
     RequirementCoverage,
     ScenarioCoverage,
 )
+from .html_report import to_html
+from .pins import fingerprint
 
 JSON_NAME = "spec-coverage.json"
 MARKDOWN_NAME = "spec-coverage.md"
 JUNIT_NAME = "spec-coverage.junit.xml"
-FORMAT_VERSION = 1
+HTML_NAME = "spec-coverage.html"
+SCHEMA_VERSION = 2
 
 
 def _tests_json(tests: tuple[BoundTest, ...]) -> list[dict[str, Any]]:
@@ -53,6 +63,7 @@ def _clause_json(item: ClauseCoverage) -> dict[str, Any]:
         "id": item.clause.id,
         "number": item.clause.number,
         "text": item.clause.text,
+        "fingerprint": fingerprint(item.clause.text),
         "status": item.status,
         "tests": _tests_json(item.tests),
     }
@@ -73,7 +84,7 @@ def _requirement_json(item: RequirementCoverage) -> dict[str, Any]:
 def to_json(coverage: Coverage) -> dict[str, Any]:
     """The JSON document (a dict of plain types)."""
     return {
-        "format": FORMAT_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "capabilities": [
             {
                 "capability": cap.capability,
@@ -101,12 +112,6 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     return lines
 
 
-def _tests_cell(tests: tuple[BoundTest, ...]) -> str:
-    if not tests:
-        return "-"
-    return "<br>".join(f"`{t.test}` ({t.kind}: {t.outcome or 'not run'})" for t in tests)
-
-
 def _strict_label(cap: CapabilityCoverage) -> str:
     return "strict" if cap.strict else "not strict"
 
@@ -131,69 +136,28 @@ def _overview(coverage: Coverage) -> list[str]:
     return _table(header, rows)
 
 
-def _counts_table(cap: CapabilityCoverage) -> list[str]:
-    r, s, c = cap.counts.requirements, cap.counts.scenarios, cap.counts.clauses
-    rows: list[list[object]] = [
-        ["Requirements", r["total"], r[cov.PASS], r[cov.FAIL], r[cov.PARTIAL]],
-        ["Scenarios", s["total"], s[cov.PASSING], s[cov.FAILING], "-"],
-        ["Clauses", c["total"], c[cov.PASSING], c[cov.FAILING], "-"],
-    ]
-    rows[0] += [r[cov.MISSING], r[cov.NOT_RUN], "-"]
-    rows[1] += [s[cov.MISSING], s[cov.NOT_RUN], s[cov.BOUND]]
-    rows[2] += [c[cov.MISSING], "-", c[cov.BOUND]]
-    return _table(["", "total", "pass", "fail", "partial", "missing", "not run", "bound"], rows)
-
-
-def _requirements_table(cap: CapabilityCoverage) -> list[str]:
-    rows: list[list[object]] = []
+def _attention(cap: CapabilityCoverage) -> list[str]:
+    """Ids of failing requirements and scenarios, and of missing scenarios when strict."""
+    lines = []
     for req in cap.requirements:
-        passing = sum(x.status == cov.PASS for x in req.scenarios)
-        cited = sum(x.status != cov.MISSING for x in req.clauses)
-        rows.append(
-            [
-                f"`{req.requirement.id}`",
-                req.status,
-                f"{passing}/{len(req.scenarios)}",
-                f"{cited}/{len(req.clauses)}",
-                _tests_cell(req.tests),
-            ]
-        )
-    header = ["Requirement", "Status", "Scenarios passing", "Clauses cited", "Direct citations"]
-    return _table(header, rows)
-
-
-def _capability_section(cap: CapabilityCoverage) -> list[str]:
-    lines = ["", f"## {cap.capability} ({_strict_label(cap)})", ""]
-    lines += [f"Spec: `{cap.spec.path.as_posix()}`", ""]
-    lines += _counts_table(cap)
-    lines += ["", "### Requirements", ""]
-    lines += _requirements_table(cap)
-    lines += ["", "### Scenarios", ""]
-    scenarios = [sc for req in cap.requirements for sc in req.scenarios]
-    lines += _table(
-        ["Scenario", "Status", "Tests"],
-        [[f"`{sc.scenario.id}`", sc.status, _tests_cell(sc.tests)] for sc in scenarios],
-    )
-    cited = [cl for req in cap.requirements for cl in req.clauses if cl.tests]
-    if cited:
-        lines += ["", "### Cited clauses", ""]
-        lines += _table(
-            ["Clause", "Status", "Text", "Tests"],
-            [
-                [f"`{cl.clause.id}`", cl.status, cl.clause.text, _tests_cell(cl.tests)]
-                for cl in cited
-            ],
-        )
+        if req.status == cov.FAIL:
+            lines.append(f"- fail: `{req.requirement.id}`")
+        for sc in req.scenarios:
+            if sc.status == cov.FAIL or (cap.strict and sc.status == cov.MISSING):
+                lines.append(f"  - {sc.status}: `{sc.scenario.id}`")
     return lines
 
 
 def to_markdown(coverage: Coverage) -> str:
-    """A Markdown document: an overview table with one row per capability, then per
-    capability a counts table, a per-requirement table, a per-scenario table and the cited
-    clauses."""
-    lines = ["# Spec coverage", "", *_overview(coverage)]
-    for cap in coverage.capabilities:
-        lines += _capability_section(cap)
+    """A short Markdown document: the overview table, then what needs attention."""
+    lines = ["# Spec coverage", "", *_overview(coverage), ""]
+    attention = [(cap, _attention(cap)) for cap in coverage.capabilities]
+    attention = [(cap, found) for cap, found in attention if found]
+    if not attention:
+        lines.append("Nothing fails, and no strict capability misses a scenario.")
+    for cap, found in attention:
+        lines += [f"## {cap.capability}", "", *found, ""]
+    lines += ["", f"Per-test detail: `{HTML_NAME}` and `{JSON_NAME}`."]
     return "\n".join(lines) + "\n"
 
 
@@ -234,16 +198,15 @@ def to_junit(coverage: Coverage) -> bytes:
 
 
 def write_reports(coverage: Coverage, directory: Path) -> list[Path]:
-    """Write the three report files into ``directory`` (created); return their paths."""
+    """Write the four report files into ``directory`` (created); return their paths."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    json_path = directory / JSON_NAME
-    markdown_path = directory / MARKDOWN_NAME
-    junit_path = directory / JUNIT_NAME
-    json_path.write_text(json.dumps(to_json(coverage), indent=2) + "\n", encoding="utf-8")
-    markdown_path.write_text(to_markdown(coverage), encoding="utf-8")
-    junit_path.write_bytes(to_junit(coverage) + b"\n")
-    return [markdown_path, json_path, junit_path]
+    paths = [directory / name for name in (MARKDOWN_NAME, HTML_NAME, JSON_NAME, JUNIT_NAME)]
+    paths[0].write_text(to_markdown(coverage), encoding="utf-8")
+    paths[1].write_text(to_html(coverage), encoding="utf-8")
+    paths[2].write_text(json.dumps(to_json(coverage), indent=2) + "\n", encoding="utf-8")
+    paths[3].write_bytes(to_junit(coverage) + b"\n")
+    return paths
 
 
 def summary_lines(coverage: Coverage) -> list[str]:
