@@ -35,4 +35,3 @@ class Drift:
     def __str__(self) -> str:
         prefix = self.where if self.where == self.test else f"{self.where}: {self.test}"
         return f"{prefix}: {self.message}"
-

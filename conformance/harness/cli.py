@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .catalog import Catalog
-from .config import STRICT_MODES, ConfigError, load_project_config, strict_capabilities
+from .config import STRICT_MODES, ConfigError, load_project_config
 from .coverage import MISSING, Evidence, build_coverage
-from .evidence import collect_python, read_cpp
-from .gtest_xml import ResultsError
+from .cpp import ResultsError
+from .evidence import collect_python, failures, load_project
 from .openspec import Spec, SpecError, load_specs
-from .pins import pin_failure, pin_problems, read_lock, write_lock
+from .pins import read_lock, write_lock
 
 
 def _spec_json(spec: Spec) -> dict[str, Any]:
@@ -68,40 +68,28 @@ def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:
     return 0
 
 
-def _check(args: argparse.Namespace, catalog: Catalog, out: TextIO) -> int:
-    project = load_project_config(args.root)
-    strict = strict_capabilities(args.strict, project.complete, catalog.capabilities)
-    pins = read_lock(project.lock_path)
+def _check(args: argparse.Namespace, out: TextIO) -> int:
     binaries = [Path(binary) for binary in args.gtest_binary]
-    cpp = read_cpp(catalog, args.cpp_results, binaries, pins)
+    project = load_project(args.root, args.strict, args.cpp_results, binaries)
     if args.cpp_results is None and not binaries:
         out.write("C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results\n")
-    test_dirs = [args.root / directory for directory in project.python_test_dirs]
-    python, drift = collect_python(args.root, test_dirs, catalog, pins)
-    citations = (*python, *cpp.citations)
-    failures = 0
-    for item in (*drift, *cpp.drift):
-        out.write(f"drift: {item}\n")
-        failures += 1
-    problems = pin_problems(citations, catalog, pins)
-    if problems:
-        out.write(pin_failure(problems, project.lock_path) + "\n")
-        failures += len(problems)
-    coverage = build_coverage(catalog, Evidence(citations), strict)
-    for cap in coverage.capabilities:
+    test_dirs = [args.root / directory for directory in project.config.python_test_dirs]
+    python, drift = collect_python(args.root, test_dirs, project.catalog, project.pins)
+    messages = failures(project, python, drift)
+    evidence = Evidence((*python, *project.cpp.citations))
+    for cap in build_coverage(project.catalog, evidence, project.strict).capabilities:
         missing = [s for r in cap.requirements for s in r.scenarios if s.status == MISSING]
         counts = cap.counts.scenarios
-        mode = "strict" if cap.strict else "not strict"
         out.write(
-            f"{cap.capability} ({mode}): {len(cap.requirements)} requirements, "
-            f"{counts['total']} scenarios, {counts['bound']} bound, {len(missing)} missing\n"
+            f"{cap.capability} ({'strict' if cap.strict else 'not strict'}): "
+            f"{len(cap.requirements)} requirements, {counts['total']} scenarios, "
+            f"{counts['bound']} bound, {len(missing)} missing\n"
         )
         if cap.strict:
-            for scenario in missing:
-                out.write(f"missing: no test cites {scenario.scenario.id}\n")
-                failures += 1
-    out.write("check failed\n" if failures else "check passed\n")
-    return 1 if failures else 0
+            messages += [f"missing: no test cites {s.scenario.id}" for s in missing]
+    out.write("".join(f"{message}\n" for message in messages))
+    out.write("check failed\n" if messages else "check passed\n")
+    return 1 if messages else 0
 
 
 def _pin(root: Path, catalog: Catalog, out: TextIO) -> int:
@@ -149,7 +137,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return _list(catalog, args.json, out)
         if args.command == "pin":
             return _pin(root, catalog, out)
-        return _check(args, catalog, out)
+        return _check(args, out)
     except SpecError as error:
         out.write(f"malformed spec:\n{error}\n")
     except (ConfigError, ResultsError) as error:

@@ -141,24 +141,20 @@ def _any(tests: Iterable[BoundTest], outcome: str) -> bool:
     return any(t.outcome == outcome for t in tests)
 
 
-def scenario_status(tests: Sequence[BoundTest]) -> str:
+def _status(tests: Sequence[BoundTest], failed: str, passed: str, neither: str) -> str:
     if not tests:
         return MISSING
     if _any(tests, outcomes.FAILED):
-        return FAIL
-    if _any(tests, outcomes.PASSED):
-        return PASS
-    return NOT_RUN
+        return failed
+    return passed if _any(tests, outcomes.PASSED) else neither
+
+
+def scenario_status(tests: Sequence[BoundTest]) -> str:
+    return _status(tests, FAIL, PASS, NOT_RUN)
 
 
 def clause_status(tests: Sequence[BoundTest]) -> str:
-    if not tests:
-        return MISSING
-    if _any(tests, outcomes.FAILED):
-        return FAILING
-    if _any(tests, outcomes.PASSED):
-        return PASSING
-    return BOUND
+    return _status(tests, FAILING, PASSING, BOUND)
 
 
 def requirement_status(
@@ -182,37 +178,31 @@ def requirement_status(
     return NOT_RUN
 
 
-def _tally(statuses: Iterable[str], keys: Sequence[str]) -> dict[str, int]:
-    counts = dict.fromkeys(keys, 0)
-    for status in statuses:
-        counts["total"] += 1
-        if status in counts:
-            counts[status] += 1
+def _tally(statuses: Sequence[str], keys: Mapping[str, str]) -> dict[str, int]:
+    """``total``, ``bound`` (anything not missing) and one count per ``keys`` entry
+    (count name -> status)."""
+    counts = {"total": len(statuses), BOUND: sum(s != MISSING for s in statuses)}
+    counts.update({name: sum(s == status for s in statuses) for name, status in keys.items()})
     return counts
 
 
 def _counts(requirements: Sequence[RequirementCoverage]) -> Counts:
-    scenarios = [s for r in requirements for s in r.scenarios]
-    clauses = [c for r in requirements for c in r.clauses]
+    outcomes_by_name = {PASSING: PASS, FAILING: FAIL, MISSING: MISSING}
     requirement_counts = _tally(
-        (r.status for r in requirements), ("total", PASS, FAIL, PARTIAL, MISSING, NOT_RUN)
+        [r.status for r in requirements], {s: s for s in (PASS, FAIL, PARTIAL, MISSING, NOT_RUN)}
     )
-    scenario_counts = {
-        "total": len(scenarios),
-        BOUND: sum(s.status != MISSING for s in scenarios),
-        PASSING: sum(s.status == PASS for s in scenarios),
-        FAILING: sum(s.status == FAIL for s in scenarios),
-        MISSING: sum(s.status == MISSING for s in scenarios),
-        NOT_RUN: sum(s.status == NOT_RUN for s in scenarios),
-    }
-    clause_counts = {
-        "total": len(clauses),
-        BOUND: sum(c.status != MISSING for c in clauses),
-        PASSING: sum(c.status == PASSING for c in clauses),
-        FAILING: sum(c.status == FAILING for c in clauses),
-        MISSING: sum(c.status == MISSING for c in clauses),
-    }
-    return Counts(requirement_counts, scenario_counts, clause_counts)
+    del requirement_counts[BOUND]
+    return Counts(
+        requirement_counts,
+        _tally(
+            [s.status for r in requirements for s in r.scenarios],
+            {**outcomes_by_name, NOT_RUN: NOT_RUN},
+        ),
+        _tally(
+            [c.status for r in requirements for c in r.clauses],
+            {PASSING: PASSING, FAILING: FAILING, MISSING: MISSING},
+        ),
+    )
 
 
 def build_coverage(catalog: Catalog, evidence: Evidence, strict: Iterable[str]) -> Coverage:
@@ -220,7 +210,7 @@ def build_coverage(catalog: Catalog, evidence: Evidence, strict: Iterable[str]) 
     strict = frozenset(strict)
     by_target: dict[str, list[Citation]] = {}
     for citation in evidence.citations:
-        if catalog.lookup(citation.target) is not None:
+        if catalog.defines(citation.target):
             by_target.setdefault(citation.target, []).append(citation)
 
     def bound(target_id: str) -> tuple[BoundTest, ...]:

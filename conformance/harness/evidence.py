@@ -1,13 +1,13 @@
 """Evidence: which tests cite which ids, from what pytest and gtest already know.
 
+* ``load_project`` reads a project's specs, strict capabilities, clause pins and C++
+  evidence (raising ``SpecError``, ``ConfigError`` or ``ResultsError``); ``failures`` turns
+  drift and pin mismatches into the messages that fail a run or ``check``.
 * Python: the ``spec`` marks of collected pytest items. ``collect_python`` runs pytest's
   collection in-process (``--collect-only``; nothing runs) for tests outside the current
   session and for ``python -m conformance.harness``. A module that fails to collect is
   drift naming the module and the error's last line.
-* C++: the tests of gtest XML results (with outcomes) and of gtest binaries'
-  ``--gtest_list_tests`` (bound, without outcomes), see ``cpp`` for the naming convention.
-  Several cases with one undecorated label (parameter instances) are merged: any failure
-  fails the test, otherwise any pass passes it.
+* C++: gtest XML results and binaries' test lists, see ``cpp``.
 """
 
 from __future__ import annotations
@@ -16,52 +16,52 @@ import contextlib
 import io
 import sys
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from . import outcomes
 from .catalog import Catalog
 from .citations import PYTHON, Citation, Drift
-from .cpp import CppTest, cpp_citations
-from .gtest_xml import list_gtest_binary, load_gtest_results
+from .config import ProjectConfig, load_project_config, strict_capabilities
+from .cpp import CppEvidence, read_cpp
+from .openspec import load_specs
+from .pins import Pin, pin_failure, pin_problems, read_lock
 
 
 @dataclass(frozen=True)
-class CppEvidence:
-    """C++ outcomes by undecorated ``Suite.Name`` label, the citations and the drift."""
+class Project:
+    config: ProjectConfig
+    catalog: Catalog
+    strict: frozenset[str]
+    pins: Mapping[str, Pin]
+    cpp: CppEvidence
 
-    outcomes: Mapping[str, str] = field(default_factory=dict)
-    citations: tuple[Citation, ...] = ()
-    drift: tuple[Drift, ...] = ()
 
-
-def read_cpp(
-    catalog: Catalog,
-    results: Path | None,
-    binaries: Sequence[Path] = (),
-    pinned: Collection[str] = (),
-) -> CppEvidence:
-    """Evidence from the gtest XML at ``results`` (directory or file) and ``binaries``.
-
-    Raises ``ResultsError`` for unreadable results or a binary that cannot list its tests.
-    """
-    grouped: dict[str, list[str]] = {}
-    tests: dict[str, CppTest] = {}
-    for case in load_gtest_results(results) if results is not None else ():
-        grouped.setdefault(case.test.label, []).append(case.outcome)
-        tests.setdefault(case.test.label, case.test)
-    for binary in binaries:
-        for test in list_gtest_binary(binary):
-            tests.setdefault(test.label, test)
-    merged = {label: outcomes.merge_instances(found) for label, found in grouped.items()}
-    citations, drift = cpp_citations(tests.values(), catalog, pinned)
-    return CppEvidence(
-        {label: outcome for label, outcome in merged.items() if outcome is not None},
-        tuple(citations),
-        tuple(drift),
+def load_project(
+    root: Path, strict: str, cpp_results: Path | None, binaries: Sequence[Path]
+) -> Project:
+    config = load_project_config(root)
+    catalog = Catalog(load_specs(config.spec_root, relative_to=root))
+    pins = read_lock(config.lock_path)
+    strict_set = strict_capabilities(strict, config.complete, catalog.capabilities)
+    return Project(
+        config, catalog, strict_set, pins, read_cpp(catalog, cpp_results, binaries, pins)
     )
+
+
+def failures(project: Project, citations: Iterable[Citation], drift: Iterable[Drift]) -> list[str]:
+    """A message for the drift (with the C++ drift) and one for the pin mismatches, if any."""
+    messages = []
+    lines = [f"  {d}" for d in (*drift, *project.cpp.drift)]
+    if lines:
+        messages.append(
+            "spec citation drift (tests citing ids no spec defines):\n" + "\n".join(lines)
+        )
+    problems = pin_problems((*citations, *project.cpp.citations), project.catalog, project.pins)
+    if problems:
+        messages.append(pin_failure(problems, project.config.lock_path))
+    return messages
 
 
 def mark_citations(

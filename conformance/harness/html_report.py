@@ -9,9 +9,9 @@ Guarantees:
   ``data-status`` is its status; expanded, it shows the SHALL clauses (number, text, status,
   citing tests with outcomes), the scenarios (one row each, ``id`` = scenario id,
   ``data-status`` = status, citing tests) and the tests citing the requirement itself.
-* Failing and missing items come first: requirements, clauses and scenarios are ordered by
-  status (fail, missing, partial, not run / bound, pass), then document order; failing
-  requirements start expanded.
+* Failing and missing items come first: capabilities (by their worst requirement),
+  requirements, clauses and scenarios are ordered by status (fail, missing, partial, not
+  run / bound, pass), then document order; failing requirements start expanded.
 """
 
 from __future__ import annotations
@@ -35,31 +35,26 @@ SCENARIO_STATES = (cov.FAILING, cov.MISSING, cov.NOT_RUN, cov.PASSING)
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1300px;
   padding: 0 1em; color: #1d1d1f; }
-h1 { margin-bottom: .2em; }
 code { font: 12.5px ui-monospace, monospace; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin: .4em 0 1em; }
 th, td { text-align: left; vertical-align: top; padding: .3em .5em;
   border-bottom: 1px solid #e3e3e3; }
-th { background: #f5f5f7; font-weight: 600; }
+th { background: #f5f5f7; } h3 { margin: .6em 0 .2em; font-size: 14px; }
 .bar { display: flex; height: 14px; min-width: 220px; border-radius: 3px; overflow: hidden;
   background: #eee; }
-.bar span { display: block; height: 100%; }
-.counts { font-size: 12px; color: #555; }
+.counts, summary .meta { font-size: 12px; color: #555; } summary .meta { margin-left: .6em; }
 .status { display: inline-block; min-width: 5.2em; text-align: center; border-radius: 3px;
   padding: 0 .35em; font-size: 12px; font-weight: 600; color: #fff; }
 .s-pass, .s-passing { background: #2e7d32; } .s-fail, .s-failing { background: #c62828; }
 .s-partial { background: #ef6c00; } .s-missing { background: #ad1457; }
 .s-not-run, .s-bound { background: #78909c; }
-details.requirement { border: 1px solid #ddd; border-radius: 4px; margin: .35em 0; }
-details.requirement > summary { cursor: pointer; padding: .4em .6em; background: #fafafa; }
-details.requirement[open] > summary { border-bottom: 1px solid #ddd; }
-details.requirement > div { padding: .2em .8em .6em; }
-summary .meta { color: #666; font-size: 12px; margin-left: .6em; }
+details { border: 1px solid #ddd; border-radius: 4px; margin: .35em 0; }
+summary { cursor: pointer; padding: .4em .6em; background: #fafafa; }
+details[open] > summary { border-bottom: 1px solid #ddd; } details > div { padding: 0 .8em; }
 a.anchor { color: #999; text-decoration: none; margin-left: .4em; }
 ul.tests { margin: 0; padding-left: 1.1em; }
 .o-passed { color: #2e7d32; } .o-failed { color: #c62828; font-weight: 600; }
 .o-skipped, .o-xfailed, .o-xpassed, .o-not-run { color: #666; }
-h3 { margin: .6em 0 .2em; font-size: 14px; }
 """
 
 
@@ -92,12 +87,16 @@ def _sorted(items: Iterable, status_of) -> list:
     return sorted(items, key=lambda item: _ORDER.get(status_of(item), len(_ORDER)))
 
 
+def _worst(cap: CapabilityCoverage) -> str:
+    return min((r.status for r in cap.requirements), key=_ORDER.__getitem__, default=cov.PASS)
+
+
 def _summary(coverage: Coverage) -> list[str]:
     rows = [
         "<table><thead><tr><th>Capability</th><th>Mode</th><th>Requirements</th>"
         "<th>Scenarios</th><th>Clauses cited</th></tr></thead><tbody>"
     ]
-    for cap in coverage.capabilities:
+    for cap in _sorted(coverage.capabilities, _worst):
         r, s, c = cap.counts.requirements, cap.counts.scenarios, cap.counts.clauses
         rows.append(
             f'<tr><td><a href="#cap-{escape(cap.capability)}">{escape(cap.capability)}</a></td>'
@@ -176,7 +175,7 @@ def to_html(coverage: Coverage) -> str:
         "clauses, scenarios and citing tests. Failing and missing items come first.</p>",
         *_summary(coverage),
     ]
-    for cap in coverage.capabilities:
+    for cap in _sorted(coverage.capabilities, _worst):
         lines += _capability(cap)
     lines.append("</body></html>")
     return "\n".join(lines) + "\n"

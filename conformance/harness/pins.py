@@ -48,10 +48,7 @@ def fingerprint(text: str) -> str:
 
 def render_lock(catalog: Catalog) -> str:
     """The lock file content pinning every clause of ``catalog``."""
-    clauses = sorted(
-        (clause for spec in catalog.specs for r in spec.requirements for clause in r.clauses),
-        key=lambda clause: clause.id,
-    )
+    clauses = sorted(catalog.clauses(), key=lambda clause: clause.id)
     lines = [f"{c.id} {fingerprint(c.text)} {' '.join(c.text.split())}\n" for c in clauses]
     return _HEADER + "".join(lines)
 
@@ -79,12 +76,7 @@ def pin_problems(
     for citation in citations:
         if "#" in citation.target:
             citing.setdefault(citation.target, []).append(f"{citation.test} [{citation.kind}]")
-    texts = {
-        clause.id: clause.text
-        for spec in catalog.specs
-        for requirement in spec.requirements
-        for clause in requirement.clauses
-    }
+    texts = {clause.id: clause.text for clause in catalog.clauses()}
     problems = []
     for clause_id in sorted(citing):
         pin = pins.get(clause_id)

@@ -34,14 +34,19 @@ from pathlib import Path
 import pytest
 
 from . import outcomes
-from .catalog import Catalog
 from .citations import CPP, PYTHON, Citation
-from .config import SPEC_DIR, STRICT_MODES, ConfigError, load_project_config, strict_capabilities
+from .config import SPEC_DIR, STRICT_MODES, ConfigError
 from .coverage import Coverage, Evidence, build_coverage, scenario_verdict
-from .evidence import CppEvidence, EvidenceCollector, collect_python, mark_citations, read_cpp
-from .gtest_xml import ResultsError
-from .openspec import SpecError, load_specs
-from .pins import Pin, pin_failure, pin_problems, read_lock
+from .cpp import ResultsError
+from .evidence import (
+    EvidenceCollector,
+    Project,
+    collect_python,
+    failures,
+    load_project,
+    mark_citations,
+)
+from .openspec import SpecError
 from .report import summary_lines, write_reports
 
 pytest_plugins = ("pytester",)
@@ -57,78 +62,61 @@ class _SessionState:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.catalog: Catalog | None = None
-        self.strict: frozenset[str] = frozenset()
-        self.pins: dict[str, Pin] = {}
-        self.lock = Path()
-        self.test_dirs: tuple[Path, ...] = ()
-        self.cpp = CppEvidence()
+        self.project: Project | None = None
         self.citations: list[Citation] = []
         self.collected_files: set[str] = set()
         self.python_outcomes: dict[str, str] = {}
         self.scenario_nodeids: set[str] = set()
         self.cached: Coverage | None = None
         self.report_paths: list[Path] = []
-        self.aborted = False
-        self.partial = False
+        self.aborted = self.partial = False
 
     def load(self) -> None:
         """Parse specs and pins, read C++ evidence; raise UsageError on bad input."""
-        root = self.config.rootpath
+        option = self.config.getoption
+        results = option("cpp_results")
         try:
-            project = load_project_config(root)
-            catalog = Catalog(load_specs(project.spec_root, relative_to=root))
-            strict = strict_capabilities(
-                self.config.getoption("spec_strict"), project.complete, catalog.capabilities
-            )
-            self.pins = read_lock(project.lock_path)
-            results = self.config.getoption("cpp_results")
-            binaries = [Path(b) for b in self.config.getoption("gtest_binary")]
-            self.cpp = read_cpp(
-                catalog, Path(results) if results else None, binaries, self.pins
+            self.project = load_project(
+                self.config.rootpath,
+                option("spec_strict"),
+                Path(results) if results else None,
+                [Path(binary) for binary in option("gtest_binary")],
             )
         except SpecError as error:
             raise pytest.UsageError(f"malformed spec:\n{error}") from None
         except (ConfigError, ResultsError) as error:
             raise pytest.UsageError(str(error)) from None
-        self.lock = project.lock_path
-        self.test_dirs = tuple(root / d for d in project.python_test_dirs)
-        self.catalog, self.strict = catalog, strict
 
-    def uncollected_dirs(self) -> list[Path]:
+    def uncollected_dirs(self, project: Project) -> list[Path]:
         """Test folders not inside some path this session was asked to collect."""
         base = self.config.invocation_params.dir
         asked = [(base / arg.split("::", 1)[0]).resolve() for arg in self.config.args]
-        return [d for d in self.test_dirs if not any(d.resolve().is_relative_to(a) for a in asked)]
+        dirs = [project.config.root / d for d in project.config.python_test_dirs]
+        return [d for d in dirs if not any(d.resolve().is_relative_to(a) for a in asked)]
 
-    def check_outside(self) -> None:
+    def check_outside(self, project: Project) -> None:
         """Bind tests outside this session; raise UsageError on drift or pin mismatches."""
-        assert self.catalog is not None
-        uncollected = self.uncollected_dirs()
+        uncollected = self.uncollected_dirs(project)
         if not (self.scenario_nodeids or self.config.getoption("spec_report")):
             self.partial, uncollected = bool(uncollected), []
+        root = self.config.rootpath
         outside, drift = collect_python(
-            self.config.rootpath, uncollected, self.catalog, self.pins, self.collected_files
+            root, uncollected, project.catalog, project.pins, self.collected_files
         )
         self.citations += outside
-        drift += self.cpp.drift
-        if drift:
-            lines = "\n".join(f"  {d}" for d in drift)
-            raise pytest.UsageError(
-                f"spec citation drift (tests citing ids no spec defines):\n{lines}"
-            )
-        problems = pin_problems((*self.citations, *self.cpp.citations), self.catalog, self.pins)
-        if problems:
-            raise pytest.UsageError(pin_failure(problems, self.lock))
+        messages = failures(project, self.citations, drift)
+        if messages:
+            raise pytest.UsageError("\n".join(messages))
 
     def coverage(self) -> Coverage:
         """Coverage from everything known so far, computed once until an outcome arrives."""
-        assert self.catalog is not None
+        project = self.project
+        assert project is not None
         if self.cached is None:
             known = {(PYTHON, nodeid): out for nodeid, out in self.python_outcomes.items()}
-            known.update({(CPP, label): out for label, out in self.cpp.outcomes.items()})
-            evidence = Evidence((*self.citations, *self.cpp.citations), known)
-            self.cached = build_coverage(self.catalog, evidence, self.strict)
+            known.update({(CPP, label): out for label, out in project.cpp.outcomes.items()})
+            evidence = Evidence((*self.citations, *project.cpp.citations), known)
+            self.cached = build_coverage(project.catalog, evidence, project.strict)
         return self.cached
 
     # -- hooks (this object is registered as a plugin of its own config) -----------------
@@ -140,7 +128,7 @@ class _SessionState:
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector):
         report = yield
-        if self.catalog is None:
+        if self.project is None:
             return report
         if isinstance(collector, pytest.Module):
             self.collected_files.add(collector.nodeid)
@@ -151,7 +139,8 @@ class _SessionState:
         for node in report.result:
             if isinstance(node, pytest.Item) and not _is_scenario_item(node):
                 marks = node.iter_markers("spec")
-                citations, wrong = mark_citations(node.nodeid, marks, self.catalog, self.pins)
+                catalog, pins = self.project.catalog, self.project.pins
+                citations, wrong = mark_citations(node.nodeid, marks, catalog, pins)
                 found += citations
                 problems += [f"{node.nodeid}: {problem}" for problem in wrong]
         if problems:
@@ -168,10 +157,10 @@ class _SessionState:
         if scenarios:
             items[:] = [item for item in items if not _is_scenario_item(item)] + scenarios
         self.scenario_nodeids = {item.nodeid for item in scenarios}
-        if self.catalog is None:
+        if self.project is None:
             return
         try:
-            self.check_outside()
+            self.check_outside(self.project)
         except pytest.UsageError:
             self.aborted = True
             raise
@@ -186,18 +175,18 @@ class _SessionState:
             self.cached = None
 
     def pytest_sessionfinish(self) -> None:
-        if self.catalog is None or self.aborted:
+        if self.project is None or self.aborted:
             return
         directory = self.config.getoption("spec_report")
         if directory is not None:
             self.report_paths = write_reports(self.coverage(), Path(directory))
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.catalog is None or self.aborted:
+        if self.project is None or self.aborted:
             return
         scope = " (this session's tests only)" if self.partial else ""
         terminalreporter.write_sep("-", f"spec conformance{scope}")
-        if not self.catalog.specs:
+        if not self.project.catalog.specs:
             terminalreporter.write_line(f"no specs under {self.config.rootpath / SPEC_DIR}")
         for line in summary_lines(self.coverage()):
             terminalreporter.write_line(line)
@@ -288,19 +277,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(state, f"spec-conformance-{id(config)}")
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    state = config.stash.get(_STATE, None)
-    if state is not None and config.pluginmanager.is_registered(state):
-        config.pluginmanager.unregister(state)
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if SCENARIO_FIXTURE not in metafunc.fixturenames:
         return
     state = _state(metafunc.config)
     if state is None:
         return
-    scenario_ids = state.catalog.scenario_ids() if state.catalog is not None else []
+    scenario_ids = state.project.catalog.scenario_ids() if state.project is not None else []
     metafunc.parametrize(SCENARIO_FIXTURE, scenario_ids, ids=scenario_ids, indirect=True)
 
 

@@ -102,38 +102,20 @@ def to_json(coverage: Coverage) -> dict[str, Any]:
     }
 
 
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header: list[str], rows: list[list[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
-    return lines
-
-
-def _strict_label(cap: CapabilityCoverage) -> str:
-    return "strict" if cap.strict else "not strict"
-
-
 def _overview(coverage: Coverage) -> list[str]:
-    rows: list[list[object]] = []
+    lines = [
+        "| Capability | Mode | Requirements passing | Scenarios passing | Scenarios failing "
+        "| Scenarios missing | Clauses cited |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for cap in coverage.capabilities:
         r, s, c = cap.counts.requirements, cap.counts.scenarios, cap.counts.clauses
-        rows.append(
-            [
-                cap.capability,
-                _strict_label(cap),
-                f"{r[cov.PASS]}/{r['total']}",
-                f"{s[cov.PASSING]}/{s['total']}",
-                s[cov.FAILING],
-                s[cov.MISSING],
-                f"{c[cov.BOUND]}/{c['total']}",
-            ]
+        lines.append(
+            f"| {cap.capability} | {'strict' if cap.strict else 'not strict'} "
+            f"| {r[cov.PASS]}/{r['total']} | {s[cov.PASSING]}/{s['total']} | {s[cov.FAILING]} "
+            f"| {s[cov.MISSING]} | {c[cov.BOUND]}/{c['total']} |"
         )
-    header = ["Capability", "Mode", "Requirements passing", "Scenarios passing"]
-    header += ["Scenarios failing", "Scenarios missing", "Clauses cited"]
-    return _table(header, rows)
+    return lines
 
 
 def _attention(cap: CapabilityCoverage) -> list[str]:
@@ -211,23 +193,19 @@ def write_reports(coverage: Coverage, directory: Path) -> list[Path]:
 
 def summary_lines(coverage: Coverage) -> list[str]:
     """One line per capability, e.g.
-    ``core-layout (strict): 12/12 requirements pass, 35/35 scenarios pass``."""
+    ``core-layout (strict): 12/12 requirements pass, 35/35 scenarios pass, 1 missing``."""
     lines = []
     for cap in coverage.capabilities:
         r, s = cap.counts.requirements, cap.counts.scenarios
-        text = (
+        extras = [
+            (s[cov.FAILING], "failing"),
+            (s[cov.MISSING], "missing"),
+            (s[cov.NOT_RUN], "not run"),
+        ]
+        lines.append(
             f"{cap.capability}{' (strict)' if cap.strict else ''}: "
             f"{r[cov.PASS]}/{r['total']} requirements pass, "
             f"{s[cov.PASSING]}/{s['total']} scenarios pass"
+            + "".join(f", {count} {label}" for count, label in extras if count)
         )
-        extras = [
-            f"{s[key]} {label}"
-            for key, label in (
-                (cov.FAILING, "failing"),
-                (cov.MISSING, "missing"),
-                (cov.NOT_RUN, "not run"),
-            )
-            if s[key]
-        ]
-        lines.append(text + "".join(f", {extra}" for extra in extras))
     return lines

@@ -64,7 +64,11 @@ def test_every_item_appears_with_its_status_failing_first(demo_catalog):
     coverage = demo_coverage(demo_catalog)
     page = Elements(to_html(coverage))
     assert page.kinds("requirement") == [(COUNTED, "fail"), (NAMED, "missing")]
-    assert page.kinds("scenario") == [(COUNT_NONE, "fail"), (COUNT_ONE, "pass"), (NAME_ONE, "missing")]
+    assert page.kinds("scenario") == [
+        (COUNT_NONE, "fail"),
+        (COUNT_ONE, "pass"),
+        (NAME_ONE, "missing"),
+    ]
     assert page.kinds("clause") == [
         (f"{COUNTED}#1", "missing"),
         (f"{COUNTED}#2", "bound"),
@@ -99,4 +103,9 @@ def test_every_requirement_and_scenario_of_every_real_spec_appears():
         shown = page.kinds(level)
         assert len(shown) == len(set(shown))
         assert dict(shown) == statuses(coverage, level)
-    assert {status for _, status in page.kinds("scenario")} == {"fail", "pass", "not-run", "missing"}
+    assert {status for _, status in page.kinds("scenario")} == {
+        "fail",
+        "pass",
+        "not-run",
+        "missing",
+    }

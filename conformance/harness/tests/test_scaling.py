@@ -44,7 +44,7 @@ def lay_out(pytester: pytest.Pytester, capability: str, spec: str) -> Catalog:
     catalog = Catalog(load_specs(pytester.path / "spec"))
     write_lock(pytester.path / "spec" / "clauses.lock", catalog)
     targets = [*catalog.scenario_ids()]
-    targets += [c.id for _, r, _ in catalog.scenarios() for c in r.clauses[:1]]
+    targets += [r.clauses[0].id for spec in catalog.specs for r in spec.requirements]
     tests = [
         f"@pytest.mark.spec({target!r})\ndef test_{n}():\n    pass\n"
         for n, target in enumerate(targets)

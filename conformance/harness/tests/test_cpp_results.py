@@ -1,19 +1,18 @@
 """gtest XML result parsing, test lists of gtest binaries, and C++ evidence."""
 
-
 import pytest
 
 from conformance.harness import outcomes
-from conformance.harness.gtest_xml import (
+from conformance.harness.cpp import (
     ResultsError,
     list_gtest_binary,
     load_gtest_results,
     parse_gtest_xml,
     parse_test_list,
+    read_cpp,
     undecorate_name,
     undecorate_suite,
 )
-from conformance.harness.evidence import read_cpp
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, fake_binary
 
@@ -64,15 +63,16 @@ def test_parse_gtest_xml(tmp_path):
     path = tmp_path / "results.xml"
     path.write_text(RESULTS)
     cases = parse_gtest_xml(path)
-    assert [(c.suite, c.name, c.outcome, c.message) for c in cases] == [
-        ("demo__widgets_are_counted", "count_one_widget", outcomes.PASSED, None),
-        ("demo__widgets_are_counted", "count_none", outcomes.FAILED, "Expected equality"),
-        ("demo__widgets_are_counted", "clause1", outcomes.SKIPPED, "not yet"),
-        ("demo__widgets_are_named", "name_a_widget", outcomes.PASSED, None),
-        ("demo__widgets_are_named", "name_a_widget", outcomes.PASSED, None),
-        ("Typed", "works", outcomes.SKIPPED, "not run"),
-        ("Typed", "other", outcomes.SKIPPED, "suppressed"),
+    assert [(c.test.suite, c.test.name, c.outcome) for c in cases] == [
+        ("demo__widgets_are_counted", "count_one_widget", outcomes.PASSED),
+        ("demo__widgets_are_counted", "count_none", outcomes.FAILED),
+        ("demo__widgets_are_counted", "clause1", outcomes.SKIPPED),
+        ("demo__widgets_are_named", "name_a_widget", outcomes.PASSED),
+        ("demo__widgets_are_named", "name_a_widget", outcomes.PASSED),
+        ("Typed", "works", outcomes.SKIPPED),
+        ("Typed", "other", outcomes.SKIPPED),
     ]
+    assert {c.test.path for c in cases} == {str(path)}
 
 
 def test_single_testsuite_root_and_classname_fallback(tmp_path):
@@ -81,7 +81,7 @@ def test_single_testsuite_root_and_classname_fallback(tmp_path):
         '<testsuite name="S"><testcase name="n"><error message="e"/></testcase></testsuite>'
     )
     (case,) = parse_gtest_xml(path)
-    assert (case.suite, case.name, case.outcome, case.message) == ("S", "n", outcomes.FAILED, "e")
+    assert (case.test.label, case.outcome) == ("S.n", outcomes.FAILED)
 
 
 @pytest.mark.parametrize(
@@ -102,8 +102,8 @@ def test_load_directory_and_missing_location(tmp_path):
         '<testsuites><testsuite name="A"><testcase name="a"/></testsuite></testsuites>'
     )
     (tmp_path / "notes.txt").write_text("ignored")
-    assert [c.suite for c in load_gtest_results(tmp_path)] == ["A", "B"]
-    assert [c.suite for c in load_gtest_results(tmp_path / "b.xml")] == ["B"]
+    assert [c.test.suite for c in load_gtest_results(tmp_path)] == ["A", "B"]
+    assert [c.test.suite for c in load_gtest_results(tmp_path / "b.xml")] == ["B"]
     with pytest.raises(ResultsError, match="does not exist"):
         load_gtest_results(tmp_path / "missing")
 
