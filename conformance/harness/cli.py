@@ -1,16 +1,12 @@
-"""Command line: ``python -m conformance.harness {list,check,pin}``.
+"""Command line: ``python -m conformance.harness {list,check,pin}`` (see docs/conformance.md).
 
-* ``list [--json] [--root DIR]`` prints every capability, requirement, scenario and clause
-  id (indented by level), or with ``--json`` the full structure with names and clause text.
-* ``check [--root DIR] [--strict auto|all|none] [--cpp-results DIR] [--gtest-binary PATH]``
-  validates every spec and every citation: Python ones from pytest's collection of the
-  project's test folders (in-process, nothing runs), C++ ones from the given result files
-  and binaries (without either, C++ tests are not seen, and a line says so). Exit status:
-  0 clean, 1 on a malformed spec or lock, invalid configuration, unreadable C++ evidence, a
-  module that fails to collect, a citation of an unknown id, a clause pin mismatch, or an
-  unbound scenario in a strict capability.
-* ``pin [--root DIR]`` rewrites ``spec/clauses.lock`` from the current specs (see ``pins``)
-  and prints each clause id whose pin it added, changed or dropped.
+* ``list [--json]`` prints every id (indented by level), or the report's JSON document
+  for no evidence (names, lines and clause text; every status ``missing``).
+* ``check [--strict MODE] [--cpp-results DIR] [--gtest-binary PATH]...`` validates specs,
+  citations (pytest collection in-process, C++ results and binaries), clause pins and
+  strict capabilities' scenarios; exit status 1 on any problem.
+* ``pin`` rewrites ``spec/clauses.lock`` and prints each clause id it added, changed or
+  dropped. Every command takes ``--root DIR`` (default: the current directory).
 """
 
 from __future__ import annotations
@@ -20,41 +16,21 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from .catalog import Catalog
 from .config import STRICT_MODES, ConfigError, load_project_config
 from .coverage import MISSING, Evidence, build_coverage
 from .cpp import ResultsError
 from .evidence import collect_python, failures, load_project
-from .openspec import Spec, SpecError, load_specs
+from .openspec import SpecError, load_specs
 from .pins import read_lock, write_lock
-
-
-def _spec_json(spec: Spec) -> dict[str, Any]:
-    return {
-        "capability": spec.capability,
-        "path": spec.path.as_posix(),
-        "requirements": [
-            {
-                "id": req.id,
-                "name": req.name,
-                "line": req.line,
-                "scenarios": [
-                    {"id": sc.id, "name": sc.name, "line": sc.line} for sc in req.scenarios
-                ],
-                "clauses": [
-                    {"id": cl.id, "number": cl.number, "text": cl.text} for cl in req.clauses
-                ],
-            }
-            for req in spec.requirements
-        ],
-    }
+from .report import to_json
 
 
 def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:
     if as_json:
-        json.dump({"capabilities": [_spec_json(s) for s in catalog.specs]}, out, indent=2)
+        json.dump(to_json(build_coverage(catalog, Evidence(), ())), out, indent=2)
         out.write("\n")
         return 0
     for spec in catalog.specs:
@@ -73,8 +49,9 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     project = load_project(args.root, args.strict, args.cpp_results, binaries)
     if args.cpp_results is None and not binaries:
         out.write("C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results\n")
-    test_dirs = [args.root / directory for directory in project.config.python_test_dirs]
-    python, drift = collect_python(args.root, test_dirs, project.catalog, project.pins)
+    python, drift = collect_python(
+        args.root, project.config.test_dirs, project.catalog, project.pins
+    )
     messages = failures(project, python, drift)
     evidence = Evidence((*python, *project.cpp.citations))
     for cap in build_coverage(project.catalog, evidence, project.strict).capabilities:

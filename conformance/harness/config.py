@@ -35,12 +35,15 @@ class ProjectConfig:
 
     root: Path
     complete: tuple[str, ...] = ()
-    spec_dir: str = SPEC_DIR
     python_test_dirs: tuple[str, ...] = PYTHON_TEST_DIRS
 
     @property
     def spec_root(self) -> Path:
-        return self.root / self.spec_dir
+        return self.root / SPEC_DIR
+
+    @property
+    def test_dirs(self) -> list[Path]:
+        return [self.root / directory for directory in self.python_test_dirs]
 
     @property
     def lock_path(self) -> Path:

@@ -1,23 +1,10 @@
 """Spec coverage: which scenarios, clauses and requirements are bound, passing or failing.
 
-Binding rules:
-
-* A scenario is bound only by citations of its own id. Requirement and clause citations
-  are recorded on the requirement / clause and never bind scenarios.
-* C++ citations from test lists and from result files merge by their ``Suite.Name`` label.
-* Citations of ids the catalog does not define are ignored here (they are drift).
-
-Statuses:
-
-* scenario: ``missing`` (unbound), ``fail`` (some bound test failed), ``pass`` (some bound
-  test passed and none failed), else ``not-run`` (no bound test ran, or every one that ran
-  was skipped or xfailed).
-* clause: ``missing``, ``failing``, ``passing`` or ``bound`` (cited, nothing passed or
-  failed), by direct clause citations.
-* requirement: ``fail`` if a scenario failed or any test citing the requirement or one of
-  its clauses failed; else ``missing`` if nothing cites it, its scenarios or clauses; else
-  ``partial`` if some scenario is missing; else ``pass`` if every scenario passes; else
-  ``not-run``.
+A scenario is bound only by citations of its own id; requirement and clause citations are
+recorded on the requirement or clause. Citations of unknown ids are ignored here (drift).
+The statuses are those of docs/conformance.md ("Reports"): a scenario is ``pass``,
+``fail``, ``missing`` or ``not-run``; a clause ``passing``, ``failing``, ``missing`` or
+``bound``; a requirement ``fail``, ``missing``, ``partial``, ``pass`` or ``not-run``.
 """
 
 from __future__ import annotations
@@ -60,9 +47,6 @@ class BoundTest:
     test: str
     kind: TestKind
     outcome: str | None
-
-    def describe(self) -> str:
-        return f"{self.test} [{self.kind}]"
 
 
 @dataclass(frozen=True)
@@ -250,13 +234,10 @@ class Verdict:
 
 
 def _listing(tests: Iterable[BoundTest], with_outcome: bool = False) -> str:
-    parts = []
-    for test in tests:
-        text = test.describe()
-        if with_outcome:
-            text += f" ({test.outcome or 'not run'})"
-        parts.append(text)
-    return ", ".join(parts)
+    return ", ".join(
+        f"{t.test} [{t.kind}]" + (f" ({t.outcome or 'not run'})" if with_outcome else "")
+        for t in tests
+    )
 
 
 def scenario_verdict(scenario: ScenarioCoverage, strict: bool) -> Verdict:

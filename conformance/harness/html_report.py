@@ -1,17 +1,12 @@
 """The self-contained HTML coverage report (no script, no external resource).
 
-Guarantees:
-
-* A summary table with one row per capability: its mode and one stacked bar per
-  requirement state and per scenario state, linking to the capability's section.
-* Per capability, every requirement is a ``<details>`` element whose ``id`` is the
-  requirement id (so ``spec-coverage.html#<requirement-id>`` points at it) and whose
-  ``data-status`` is its status; expanded, it shows the SHALL clauses (number, text, status,
-  citing tests with outcomes), the scenarios (one row each, ``id`` = scenario id,
-  ``data-status`` = status, citing tests) and the tests citing the requirement itself.
-* Failing and missing items come first: capabilities (by their worst requirement),
-  requirements, clauses and scenarios are ordered by status (fail, missing, partial, not
-  run / bound, pass), then document order; failing requirements start expanded.
+A summary table (a stacked bar per requirement state and per scenario state for each
+capability), then per capability one ``<details>`` per requirement with ``id`` = the
+requirement id and ``data-status`` = its status, holding its clauses and scenarios (rows
+with ``data-status``; scenario rows have ``id`` = the scenario id) and their citing tests.
+Capabilities (by their worst requirement), requirements, clauses and scenarios are ordered
+fail, missing, partial, not run / bound, pass, then document order; failing requirements
+start expanded.
 """
 
 from __future__ import annotations
@@ -22,13 +17,8 @@ from html import escape
 from . import coverage as cov
 from .coverage import BoundTest, CapabilityCoverage, Coverage, RequirementCoverage
 
-_ORDER = {
-    status: rank
-    for rank, status in enumerate(
-        (cov.FAIL, cov.FAILING, cov.MISSING, cov.PARTIAL, cov.NOT_RUN, cov.BOUND, cov.PASS)
-    )
-}
-_ORDER[cov.PASSING] = _ORDER[cov.PASS]
+_RANKED = (cov.FAIL, cov.FAILING, cov.MISSING, cov.PARTIAL, cov.NOT_RUN, cov.BOUND, cov.PASS)
+_ORDER = {status: rank for rank, status in enumerate(_RANKED)} | {cov.PASSING: len(_RANKED)}
 REQUIREMENT_STATES = (cov.FAIL, cov.MISSING, cov.PARTIAL, cov.NOT_RUN, cov.PASS)
 SCENARIO_STATES = (cov.FAILING, cov.MISSING, cov.NOT_RUN, cov.PASSING)
 
@@ -62,12 +52,12 @@ def _status(status: str) -> str:
     return f'<span class="status s-{escape(status)}">{escape(status)}</span>'
 
 
-def _bar(counts: Mapping[str, int], states: Sequence[str], total: int) -> str:
+def _bar(counts: Mapping[str, int], states: Sequence[str]) -> str:
     segments = "".join(
-        f'<span class="s-{state}" style="width:{100 * counts[state] / total:.2f}%" '
+        f'<span class="s-{state}" style="width:{100 * counts[state] / counts["total"]:.2f}%" '
         f'title="{counts[state]} {state}"></span>'
         for state in states
-        if total and counts[state]
+        if counts[state]
     )
     legend = " · ".join(f"{counts[state]} {state}" for state in states if counts[state])
     return f'<div class="bar">{segments}</div><div class="counts">{legend or "none"}</div>'
@@ -84,7 +74,7 @@ def _tests(tests: Iterable[BoundTest]) -> str:
 
 
 def _sorted(items: Iterable, status_of) -> list:
-    return sorted(items, key=lambda item: _ORDER.get(status_of(item), len(_ORDER)))
+    return sorted(items, key=lambda item: _ORDER[status_of(item)])
 
 
 def _worst(cap: CapabilityCoverage) -> str:
@@ -101,8 +91,7 @@ def _summary(coverage: Coverage) -> list[str]:
         rows.append(
             f'<tr><td><a href="#cap-{escape(cap.capability)}">{escape(cap.capability)}</a></td>'
             f"<td>{'strict' if cap.strict else 'not strict'}</td>"
-            f"<td>{_bar(r, REQUIREMENT_STATES, r['total'])}</td>"
-            f"<td>{_bar(s, SCENARIO_STATES, s['total'])}</td>"
+            f"<td>{_bar(r, REQUIREMENT_STATES)}</td><td>{_bar(s, SCENARIO_STATES)}</td>"
             f"<td>{c[cov.BOUND]}/{c['total']}</td></tr>"
         )
     rows.append("</tbody></table>")

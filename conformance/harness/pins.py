@@ -1,19 +1,12 @@
 """Clause pins: ``spec/clauses.lock`` holds the text every clause id had when last reviewed.
 
-A clause id (``<capability>/<requirement>#<n>``) is positional, so inserting, rewording or
-deleting a SHALL sentence can make a citation point at a different sentence. The lock file
-makes that visible. Guarantees:
-
-* The lock has one line per clause of every spec, sorted by id:
-  ``<clause-id> <fingerprint> <text>``; the fingerprint is the first 12 hex digits of the
-  SHA-256 of the whitespace-normalised clause text. ``write_lock`` pins every clause, so
-  pinning never depends on which tests are visible.
-* ``pin_problems`` flags a clause citation whose id is not pinned, whose pinned fingerprint
-  differs from the clause's current text, or whose pinned clause no longer exists; each
-  problem names the citing tests, the pinned and the current text, and where the pinned
-  text moved if it did. Edits to clauses nobody cites, and new clauses appended to a
-  requirement, are never flagged.
-* A missing lock pins nothing; a malformed line raises ``ConfigError``.
+One line per clause of every spec, sorted: ``<clause-id> <fingerprint> <text>``; the
+fingerprint is the first 12 hex digits of the SHA-256 of the whitespace-normalised text.
+``write_lock`` pins every clause, so pinning never depends on which tests are visible.
+``pin_problems`` flags each cited clause that is not pinned, whose text no longer matches
+its pin, or whose pinned clause is gone, naming the citing tests, the pinned and current
+text and where the pinned text moved; edits to uncited clauses are never flagged. A missing
+lock pins nothing; a malformed line raises ``ConfigError``.
 """
 
 from __future__ import annotations

@@ -1,30 +1,17 @@
 """pytest plugin binding tests to OpenSpec ids and reporting spec conformance.
 
-Load it with ``-p conformance.harness.plugin``. It
+Load it with ``-p conformance.harness.plugin`` (docs/conformance.md describes its options
+and behaviour). At collection start it loads the project (``evidence.load_project``; bad
+input is a usage error); a collected test citing an unknown id fails its module's
+collection; after collection, when the session holds scenario items or writes reports, it
+collects the project's test folders the session did not fully collect (in-process, nothing
+runs), then aborts with a usage error on drift or clause pin mismatches. Scenario items
+(tests requesting ``spec_scenario``) run last and get ``coverage.scenario_verdict``;
+coverage is computed once, when the first of them runs.
 
-* registers the ``spec(*ids)`` marker and the options ``--spec-strict=auto|all|none``,
-  ``--spec-report DIR``, ``--cpp-results DIR`` and ``--gtest-binary PATH`` (repeatable);
-* at collection start parses ``<rootdir>/spec/*/spec.md`` and ``spec/clauses.lock``, reads
-  C++ results and lists the given gtest binaries; a malformed spec or lock, invalid
-  configuration, unreadable result file or failing binary aborts with a usage error;
-* turns a collected test that cites an unknown id into a collection error of its module;
-* after collection, when the session holds scenario items or writes reports, collects
-  (``--collect-only``, in-process) the project's test folders this session did not fully
-  collect, so tests outside the session still bind (otherwise the summary says it covers
-  this session's tests only); a test there or a C++ test citing an unknown id, or any
-  clause citation whose pin does not match (see ``pins``), aborts with a usage error;
-* parametrizes every test requesting the ``spec_scenario`` fixture with all scenario ids
-  (see ``conformance/test_spec_scenarios.py``), runs those items after every other test, and
-  gives each the verdict of ``coverage.scenario_verdict``; coverage is computed once, when
-  the first scenario item runs (every other test has run by then);
-* records each Python test's outcome (failed if any phase failed, else xfailed/xpassed or
-  skipped if so, else passed);
-* at session end prints one summary line per capability and, with ``--spec-report``, writes
-  the Markdown, HTML, JSON and JUnit coverage reports.
-
-In a collection-only run holding an ``evidence.EvidenceCollector`` the plugin only
-registers the marker. It also loads pytest's ``pytester`` plugin, which the harness's own
-tests use: pytest only honours ``pytest_plugins`` in the rootdir conftest or in plugins.
+In a run holding an ``evidence.EvidenceCollector`` it only registers the marker. It loads
+pytest's ``pytester`` plugin for the harness's own tests (pytest only honours
+``pytest_plugins`` in the rootdir conftest or in plugins).
 """
 
 from __future__ import annotations
@@ -91,8 +78,11 @@ class _SessionState:
         """Test folders not inside some path this session was asked to collect."""
         base = self.config.invocation_params.dir
         asked = [(base / arg.split("::", 1)[0]).resolve() for arg in self.config.args]
-        dirs = [project.config.root / d for d in project.config.python_test_dirs]
-        return [d for d in dirs if not any(d.resolve().is_relative_to(a) for a in asked)]
+        return [
+            d
+            for d in project.config.test_dirs
+            if not any(d.resolve().is_relative_to(a) for a in asked)
+        ]
 
     def check_outside(self, project: Project) -> None:
         """Bind tests outside this session; raise UsageError on drift or pin mismatches."""
@@ -228,8 +218,7 @@ class ScenarioProbe:
         """Pass, fail or skip the running item per ``coverage.scenario_verdict``."""
         __tracebackhide__ = True  # report the outcome at the scenario test, not here
         found = self._state.coverage().scenario(self.scenario_id)
-        if found is None:
-            pytest.fail(f"unknown scenario {self.scenario_id}")
+        assert found is not None, f"unknown scenario {self.scenario_id}"
         capability, scenario = found
         verdict = scenario_verdict(scenario, capability.strict)
         if verdict.outcome == outcomes.FAILED:
@@ -278,10 +267,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if SCENARIO_FIXTURE not in metafunc.fixturenames:
-        return
     state = _state(metafunc.config)
-    if state is None:
+    if state is None or SCENARIO_FIXTURE not in metafunc.fixturenames:
         return
     scenario_ids = state.project.catalog.scenario_ids() if state.project is not None else []
     metafunc.parametrize(SCENARIO_FIXTURE, scenario_ids, ids=scenario_ids, indirect=True)

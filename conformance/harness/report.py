@@ -1,21 +1,9 @@
-"""Coverage reports: JSON, Markdown (short), HTML, JUnit XML and terminal lines.
+"""Coverage reports: Markdown (short), HTML, JSON, JUnit XML and terminal lines.
 
-``write_reports(coverage, directory)`` creates ``directory`` if needed and writes
-``spec-coverage.md``, ``.html`` (see ``html_report``), ``.json`` and ``.junit.xml``; the
-files describe the same ``Coverage`` and are deterministic for equal input.
-
-JSON: the document ``docs/conformance.md`` describes, versioned by ``schema_version``
-(bumped on any change a reader could notice other than an added key).
-
-Markdown: for terminals and PR comments; one overview row per capability, then the ids of
-failing items and of missing ones in strict capabilities. Per-test detail is in the HTML
-and JSON.
-
-JUnit: one ``<testsuite>`` per capability, one ``<testcase>`` per scenario with
-``classname="<capability>/<requirement-slug>"`` and ``name="<scenario-slug>"``; a failing
-scenario (or a missing one in a strict capability) carries ``<failure>``, a missing one in
-a non-strict capability ``<skipped message="missing">``, a not-run one ``<skipped
-message="not-run">``.
+``write_reports(coverage, directory)`` writes ``spec-coverage.md``, ``.html``
+(``html_report``), ``.json`` and ``.junit.xml`` into ``directory`` (created); all describe
+the same ``Coverage`` and are deterministic. docs/conformance.md documents each format,
+the JSON schema (versioned by ``schema_version``) included.
 """
 
 from __future__ import annotations
@@ -28,7 +16,6 @@ from typing import Any
 from . import coverage as cov
 from .coverage import (
     BoundTest,
-    CapabilityCoverage,
     ClauseCoverage,
     Coverage,
     RequirementCoverage,
@@ -118,27 +105,22 @@ def _overview(coverage: Coverage) -> list[str]:
     return lines
 
 
-def _attention(cap: CapabilityCoverage) -> list[str]:
-    """Ids of failing requirements and scenarios, and of missing scenarios when strict."""
-    lines = []
-    for req in cap.requirements:
-        if req.status == cov.FAIL:
-            lines.append(f"- fail: `{req.requirement.id}`")
-        for sc in req.scenarios:
-            if sc.status == cov.FAIL or (cap.strict and sc.status == cov.MISSING):
-                lines.append(f"  - {sc.status}: `{sc.scenario.id}`")
-    return lines
-
-
 def to_markdown(coverage: Coverage) -> str:
-    """A short Markdown document: the overview table, then what needs attention."""
+    """A short Markdown document: the overview table, then per capability the ids of failing
+    requirements and scenarios and of missing scenarios when strict."""
     lines = ["# Spec coverage", "", *_overview(coverage), ""]
-    attention = [(cap, _attention(cap)) for cap in coverage.capabilities]
-    attention = [(cap, found) for cap, found in attention if found]
-    if not attention:
+    quiet = len(lines)
+    for cap in coverage.capabilities:
+        found = [f"- fail: `{r.requirement.id}`" for r in cap.requirements if r.status == cov.FAIL]
+        found += [
+            f"- {s.status}: `{s.scenario.id}`"
+            for r in cap.requirements
+            for s in r.scenarios
+            if s.status == cov.FAIL or (cap.strict and s.status == cov.MISSING)
+        ]
+        lines += [f"## {cap.capability}", "", *found, ""] if found else []
+    if len(lines) == quiet:
         lines.append("Nothing fails, and no strict capability misses a scenario.")
-    for cap, found in attention:
-        lines += [f"## {cap.capability}", "", *found, ""]
     lines += ["", f"Per-test detail: `{HTML_NAME}` and `{JSON_NAME}`."]
     return "\n".join(lines) + "\n"
 

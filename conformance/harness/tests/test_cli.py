@@ -51,6 +51,8 @@ def test_list_json(tmp_path):
         "id": COUNT_ONE,
         "name": "Count one widget",
         "line": 13,
+        "status": "missing",
+        "tests": [],
     }
     assert cap["requirements"][0]["clauses"][1]["text"] == "It MUST never go negative."
 
