@@ -5,6 +5,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from conformance.harness import plugin
+from conformance.harness.coverage import build_coverage
+
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, fake_binary, pin, run, write
 
 SCENARIO_TEST = "conformance/test_spec_scenarios.py::test_scenario"
@@ -435,3 +438,18 @@ def test_summary_is_printed_without_scenario_items(project):
     result = run(pytester, "property_tests")
     result.assert_outcomes(passed=1)
     assert_lines(result.stdout.lines, "demo: 0/2 requirements pass, 1/3 scenarios pass, 2 missing")
+
+
+def test_coverage_is_computed_once_per_session(project, monkeypatch):
+    pytester = project(complete=("demo",))
+    write(pytester, "conformance/test_widgets.py", BOUND_TESTS)
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return build_coverage(*args, **kwargs)
+
+    monkeypatch.setattr(plugin, "build_coverage", counting)
+    result = run(pytester, "--spec-report", "out")
+    result.assert_outcomes(passed=2, failed=2, xfailed=1, skipped=1)
+    assert len(calls) == 1
