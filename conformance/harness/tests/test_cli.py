@@ -153,3 +153,16 @@ def test_module_entry_point(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith("demo\n")
+
+
+def test_check_collects_with_the_projects_own_plugin_options(tmp_path):
+    make_project(tmp_path)
+    binary = bind_all(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        '[tool.pytest.ini_options]\naddopts = ["-p", "conformance.harness.plugin", '
+        '"--strict-markers"]\n\n' + pyproject.read_text()
+    )
+    status, text = cli("check", "--root", str(tmp_path), "--gtest-binary", str(binary))
+    assert status == 0, text
+    assert "demo (strict): 2 requirements, 3 scenarios, 3 bound, 0 missing" in text

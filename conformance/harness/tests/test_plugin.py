@@ -437,7 +437,11 @@ def test_summary_is_printed_without_scenario_items(project):
     )
     result = run(pytester, "property_tests")
     result.assert_outcomes(passed=1)
-    assert_lines(result.stdout.lines, "demo: 0/2 requirements pass, 1/3 scenarios pass, 2 missing")
+    assert_lines(
+        result.stdout.lines,
+        "spec conformance (this session's tests only)",
+        "demo: 0/2 requirements pass, 1/3 scenarios pass, 2 missing",
+    )
 
 
 def test_coverage_is_computed_once_per_session(project, monkeypatch):
