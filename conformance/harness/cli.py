@@ -1,11 +1,12 @@
-"""Command line: ``python -m conformance.harness {list,check}``.
+"""Command line: ``python -m conformance.harness {list,check,pin}`` (see docs/conformance.md).
 
-* ``list [--json] [--root DIR]`` prints every capability, requirement, scenario and clause
-  id (indented by level), or with ``--json`` the full structure with names and clause text.
-* ``check [--root DIR] [--strict auto|all|none] [--cpp-results DIR]`` validates every spec
-  and every citation found statically (Python ``pytest.mark.spec`` literals, C++ test names,
-  and C++ result files when given). Exit status: 0 clean, 1 on a malformed spec, invalid
-  configuration, a citation of an unknown id, or an unbound scenario in a strict capability.
+* ``list [--json]`` prints every id (indented by level), or the report's JSON document
+  for no evidence (names, lines and clause text; every status ``missing``).
+* ``check [--strict MODE] [--cpp-results DIR] [--gtest-binary PATH]...`` validates specs,
+  citations (pytest collection in-process, C++ results and binaries), clause pins and
+  strict capabilities' scenarios; exit status 1 on any problem.
+* ``pin`` rewrites ``spec/clauses.lock`` and prints each clause id it added, changed or
+  dropped. Every command takes ``--root DIR`` (default: the current directory).
 """
 
 from __future__ import annotations
@@ -15,41 +16,21 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from .catalog import Catalog
-from .citations import check_citations
-from .config import STRICT_MODES, ConfigError, load_project_config, strict_capabilities
+from .config import STRICT_MODES, ConfigError, load_project_config
 from .coverage import MISSING, Evidence, build_coverage
-from .gtest_xml import ResultsError
-from .openspec import Spec, SpecError, load_specs
-from .scan import CppResults, read_cpp_results, scan_project
-
-
-def _spec_json(spec: Spec) -> dict[str, Any]:
-    return {
-        "capability": spec.capability,
-        "path": spec.path.as_posix(),
-        "requirements": [
-            {
-                "id": req.id,
-                "name": req.name,
-                "line": req.line,
-                "scenarios": [
-                    {"id": sc.id, "name": sc.name, "line": sc.line} for sc in req.scenarios
-                ],
-                "clauses": [
-                    {"id": cl.id, "number": cl.number, "text": cl.text} for cl in req.clauses
-                ],
-            }
-            for req in spec.requirements
-        ],
-    }
+from .cpp import ResultsError
+from .evidence import collect_python, failures, load_project
+from .openspec import SpecError, load_specs
+from .pins import read_lock, write_lock
+from .report import to_json
 
 
 def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:
     if as_json:
-        json.dump({"capabilities": [_spec_json(s) for s in catalog.specs]}, out, indent=2)
+        json.dump(to_json(build_coverage(catalog, Evidence(), ())), out, indent=2)
         out.write("\n")
         return 0
     for spec in catalog.specs:
@@ -63,34 +44,43 @@ def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:
     return 0
 
 
-def _check(args: argparse.Namespace, catalog: Catalog, out: TextIO) -> int:
-    project = load_project_config(args.root)
-    strict = strict_capabilities(args.strict, project.complete, catalog.capabilities)
-    scan = scan_project(project, catalog)
-    results = CppResults({}, (), ())
-    if args.cpp_results is not None:
-        results = read_cpp_results(Path(args.cpp_results), catalog)
-    drift = [*check_citations(scan.python, catalog), *scan.cpp_drift, *results.drift]
-    evidence = Evidence((*scan.python, *scan.cpp, *results.citations))
-    coverage = build_coverage(catalog, evidence, strict)
-    failures = 0
-    for item in drift:
-        out.write(f"drift: {item}\n")
-        failures += 1
-    for cap in coverage.capabilities:
+def _check(args: argparse.Namespace, out: TextIO) -> int:
+    binaries = [Path(binary) for binary in args.gtest_binary]
+    project = load_project(args.root, args.strict, args.cpp_results, binaries)
+    if args.cpp_results is None and not binaries:
+        out.write("C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results\n")
+    python, drift = collect_python(
+        args.root, project.config.test_dirs, project.catalog, project.pins
+    )
+    messages = failures(project, python, drift)
+    evidence = Evidence((*python, *project.cpp.citations))
+    for cap in build_coverage(project.catalog, evidence, project.strict).capabilities:
         missing = [s for r in cap.requirements for s in r.scenarios if s.status == MISSING]
         counts = cap.counts.scenarios
-        mode = "strict" if cap.strict else "not strict"
         out.write(
-            f"{cap.capability} ({mode}): {len(cap.requirements)} requirements, "
-            f"{counts['total']} scenarios, {counts['bound']} bound, {len(missing)} missing\n"
+            f"{cap.capability} ({'strict' if cap.strict else 'not strict'}): "
+            f"{len(cap.requirements)} requirements, {counts['total']} scenarios, "
+            f"{counts['bound']} bound, {len(missing)} missing\n"
         )
         if cap.strict:
-            for scenario in missing:
-                out.write(f"missing: no test cites {scenario.scenario.id}\n")
-                failures += 1
-    out.write("check failed\n" if failures else "check passed\n")
-    return 1 if failures else 0
+            messages += [f"missing: no test cites {s.scenario.id}" for s in missing]
+    out.write("".join(f"{message}\n" for message in messages))
+    out.write("check failed\n" if messages else "check passed\n")
+    return 1 if messages else 0
+
+
+def _pin(root: Path, catalog: Catalog, out: TextIO) -> int:
+    lock = load_project_config(root).lock_path
+    before = read_lock(lock)
+    write_lock(lock, catalog)
+    after = read_lock(lock)
+    for clause_id in sorted(before.keys() | after.keys()):
+        old, new = before.get(clause_id), after.get(clause_id)
+        if old != new:
+            change = "added" if old is None else "dropped" if new is None else "changed"
+            out.write(f"{change}: {clause_id}\n")
+    out.write(f"pinned {len(after)} clauses in {lock}\n")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,8 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     list_cmd.add_argument("--json", action="store_true", help="print JSON with names and text")
     check_cmd = commands.add_parser("check", help="validate specs and citations statically")
     check_cmd.add_argument("--strict", choices=STRICT_MODES, default="auto")
-    check_cmd.add_argument("--cpp-results", metavar="DIR", default=None)
-    for command in (list_cmd, check_cmd):
+    check_cmd.add_argument("--cpp-results", metavar="DIR", type=Path, default=None)
+    check_cmd.add_argument("--gtest-binary", metavar="PATH", action="append", default=[])
+    pin_cmd = commands.add_parser("pin", help="re-pin every clause's text in spec/clauses.lock")
+    for command in (list_cmd, check_cmd, pin_cmd):
         command.add_argument(
             "--root", type=Path, default=Path("."), help="project root (default: .)"
         )
@@ -120,7 +112,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         catalog = Catalog(load_specs(root / "spec", relative_to=root))
         if args.command == "list":
             return _list(catalog, args.json, out)
-        return _check(args, catalog, out)
+        if args.command == "pin":
+            return _pin(root, catalog, out)
+        return _check(args, out)
     except SpecError as error:
         out.write(f"malformed spec:\n{error}\n")
     except (ConfigError, ResultsError) as error:

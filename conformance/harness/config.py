@@ -2,9 +2,9 @@
 
 Guarantees:
 
-* Specs are ``<root>/spec/<capability>/spec.md``; Python citations are scanned in
-  ``conformance/`` and ``property_tests/``; C++ citations in ``src/cpp/`` and
-  ``property_tests/cpp/`` (all relative to the project root, i.e. the pytest rootdir).
+* Specs are ``<root>/spec/<capability>/spec.md`` and clause pins ``<root>/spec/clauses.lock``;
+  Python tests live in ``conformance/`` and ``property_tests/`` (all relative to the
+  project root, i.e. the pytest rootdir).
 * ``complete`` (default: empty) lists capabilities claimed complete. A missing
   ``pyproject.toml`` or table means nothing is claimed complete.
 * Strict mode ``auto`` makes exactly the complete capabilities strict, ``all`` every
@@ -21,7 +21,7 @@ from pathlib import Path
 
 SPEC_DIR = "spec"
 PYTHON_TEST_DIRS = ("conformance", "property_tests")
-CPP_TEST_DIRS = ("src/cpp", "property_tests/cpp")
+LOCK_NAME = "clauses.lock"
 STRICT_MODES = ("auto", "all", "none")
 
 
@@ -35,13 +35,19 @@ class ProjectConfig:
 
     root: Path
     complete: tuple[str, ...] = ()
-    spec_dir: str = SPEC_DIR
     python_test_dirs: tuple[str, ...] = PYTHON_TEST_DIRS
-    cpp_test_dirs: tuple[str, ...] = CPP_TEST_DIRS
 
     @property
     def spec_root(self) -> Path:
-        return self.root / self.spec_dir
+        return self.root / SPEC_DIR
+
+    @property
+    def test_dirs(self) -> list[Path]:
+        return [self.root / directory for directory in self.python_test_dirs]
+
+    @property
+    def lock_path(self) -> Path:
+        return self.spec_root / LOCK_NAME
 
 
 def load_project_config(root: Path) -> ProjectConfig:

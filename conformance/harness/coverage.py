@@ -1,35 +1,21 @@
 """Spec coverage: which scenarios, clauses and requirements are bound, passing or failing.
 
-Binding rules:
-
-* A scenario is bound only by citations of its own id. Requirement and clause citations
-  are recorded on the requirement / clause and never bind scenarios.
-* A static Python citation is dropped when a collected pytest item inside its scope cites
-  the same id (the item's node id replaces the source label); C++ citations from source
-  and from result files merge by their ``Suite.Name`` label.
-* Citations of ids the catalog does not define are ignored here (they are drift).
-
-Statuses:
-
-* scenario: ``missing`` (unbound), ``fail`` (some bound test failed), ``pass`` (some bound
-  test passed and none failed), else ``not-run`` (no bound test ran, or every one that ran
-  was skipped or xfailed).
-* clause: ``missing``, ``failing``, ``passing`` or ``bound`` (cited, nothing passed or
-  failed), by direct clause citations.
-* requirement: ``fail`` if a scenario failed or any test citing the requirement or one of
-  its clauses failed; else ``missing`` if nothing cites it, its scenarios or clauses; else
-  ``partial`` if some scenario is missing; else ``pass`` if every scenario passes; else
-  ``not-run``.
+A scenario is bound only by citations of its own id; requirement and clause citations are
+recorded on the requirement or clause. Citations of unknown ids are ignored here (drift).
+The statuses are those of docs/conformance.md ("Reports"): a scenario is ``pass``,
+``fail``, ``missing`` or ``not-run``; a clause ``passing``, ``failing``, ``missing`` or
+``bound``; a requirement ``fail``, ``missing``, ``partial``, ``pass`` or ``not-run``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from . import outcomes
 from .catalog import Catalog
-from .citations import PYTHON, Citation, TestKind, covers
+from .citations import Citation, TestKind
 from .openspec import Clause, Requirement, Scenario, Spec
 
 PASS = "pass"
@@ -61,9 +47,6 @@ class BoundTest:
     test: str
     kind: TestKind
     outcome: str | None
-
-    def describe(self) -> str:
-        return f"{self.test} [{self.kind}]"
 
 
 @dataclass(frozen=True)
@@ -114,26 +97,17 @@ class CapabilityCoverage:
 class Coverage:
     capabilities: tuple[CapabilityCoverage, ...]
 
+    @cached_property
+    def _scenarios(self) -> dict[str, tuple[CapabilityCoverage, ScenarioCoverage]]:
+        return {
+            scenario.scenario.id: (capability, scenario)
+            for capability in self.capabilities
+            for requirement in capability.requirements
+            for scenario in requirement.scenarios
+        }
+
     def scenario(self, scenario_id: str) -> tuple[CapabilityCoverage, ScenarioCoverage] | None:
-        for capability in self.capabilities:
-            for requirement in capability.requirements:
-                for scenario in requirement.scenarios:
-                    if scenario.scenario.id == scenario_id:
-                        return capability, scenario
-        return None
-
-
-def _effective(citations: Iterable[Citation]) -> list[Citation]:
-    """Drop static Python citations superseded by a collected item citing the same id."""
-    citations = list(citations)
-    dynamic = [c for c in citations if c.kind == PYTHON and not c.static]
-    kept = []
-    for citation in citations:
-        if citation.kind == PYTHON and citation.static:
-            if any(d.target == citation.target and covers(citation.test, d.test) for d in dynamic):
-                continue
-        kept.append(citation)
-    return kept
+        return self._scenarios.get(scenario_id)
 
 
 def _bound(
@@ -151,24 +125,20 @@ def _any(tests: Iterable[BoundTest], outcome: str) -> bool:
     return any(t.outcome == outcome for t in tests)
 
 
-def scenario_status(tests: Sequence[BoundTest]) -> str:
+def _status(tests: Sequence[BoundTest], failed: str, passed: str, neither: str) -> str:
     if not tests:
         return MISSING
     if _any(tests, outcomes.FAILED):
-        return FAIL
-    if _any(tests, outcomes.PASSED):
-        return PASS
-    return NOT_RUN
+        return failed
+    return passed if _any(tests, outcomes.PASSED) else neither
+
+
+def scenario_status(tests: Sequence[BoundTest]) -> str:
+    return _status(tests, FAIL, PASS, NOT_RUN)
 
 
 def clause_status(tests: Sequence[BoundTest]) -> str:
-    if not tests:
-        return MISSING
-    if _any(tests, outcomes.FAILED):
-        return FAILING
-    if _any(tests, outcomes.PASSED):
-        return PASSING
-    return BOUND
+    return _status(tests, FAILING, PASSING, BOUND)
 
 
 def requirement_status(
@@ -192,45 +162,39 @@ def requirement_status(
     return NOT_RUN
 
 
-def _tally(statuses: Iterable[str], keys: Sequence[str]) -> dict[str, int]:
-    counts = dict.fromkeys(keys, 0)
-    for status in statuses:
-        counts["total"] += 1
-        if status in counts:
-            counts[status] += 1
+def _tally(statuses: Sequence[str], keys: Mapping[str, str]) -> dict[str, int]:
+    """``total``, ``bound`` (anything not missing) and one count per ``keys`` entry
+    (count name -> status)."""
+    counts = {"total": len(statuses), BOUND: sum(s != MISSING for s in statuses)}
+    counts.update({name: sum(s == status for s in statuses) for name, status in keys.items()})
     return counts
 
 
 def _counts(requirements: Sequence[RequirementCoverage]) -> Counts:
-    scenarios = [s for r in requirements for s in r.scenarios]
-    clauses = [c for r in requirements for c in r.clauses]
+    outcomes_by_name = {PASSING: PASS, FAILING: FAIL, MISSING: MISSING}
     requirement_counts = _tally(
-        (r.status for r in requirements), ("total", PASS, FAIL, PARTIAL, MISSING, NOT_RUN)
+        [r.status for r in requirements], {s: s for s in (PASS, FAIL, PARTIAL, MISSING, NOT_RUN)}
     )
-    scenario_counts = {
-        "total": len(scenarios),
-        BOUND: sum(s.status != MISSING for s in scenarios),
-        PASSING: sum(s.status == PASS for s in scenarios),
-        FAILING: sum(s.status == FAIL for s in scenarios),
-        MISSING: sum(s.status == MISSING for s in scenarios),
-        NOT_RUN: sum(s.status == NOT_RUN for s in scenarios),
-    }
-    clause_counts = {
-        "total": len(clauses),
-        BOUND: sum(c.status != MISSING for c in clauses),
-        PASSING: sum(c.status == PASSING for c in clauses),
-        FAILING: sum(c.status == FAILING for c in clauses),
-        MISSING: sum(c.status == MISSING for c in clauses),
-    }
-    return Counts(requirement_counts, scenario_counts, clause_counts)
+    del requirement_counts[BOUND]
+    return Counts(
+        requirement_counts,
+        _tally(
+            [s.status for r in requirements for s in r.scenarios],
+            {**outcomes_by_name, NOT_RUN: NOT_RUN},
+        ),
+        _tally(
+            [c.status for r in requirements for c in r.clauses],
+            {PASSING: PASSING, FAILING: FAILING, MISSING: MISSING},
+        ),
+    )
 
 
 def build_coverage(catalog: Catalog, evidence: Evidence, strict: Iterable[str]) -> Coverage:
     """Coverage of every capability in ``catalog``; capabilities in ``strict`` are strict."""
     strict = frozenset(strict)
     by_target: dict[str, list[Citation]] = {}
-    for citation in _effective(evidence.citations):
-        if catalog.lookup(citation.target) is not None:
+    for citation in evidence.citations:
+        if catalog.defines(citation.target):
             by_target.setdefault(citation.target, []).append(citation)
 
     def bound(target_id: str) -> tuple[BoundTest, ...]:
@@ -270,13 +234,10 @@ class Verdict:
 
 
 def _listing(tests: Iterable[BoundTest], with_outcome: bool = False) -> str:
-    parts = []
-    for test in tests:
-        text = test.describe()
-        if with_outcome:
-            text += f" ({test.outcome or 'not run'})"
-        parts.append(text)
-    return ", ".join(parts)
+    return ", ".join(
+        f"{t.test} [{t.kind}]" + (f" ({t.outcome or 'not run'})" if with_outcome else "")
+        for t in tests
+    )
 
 
 def scenario_verdict(scenario: ScenarioCoverage, strict: bool) -> Verdict:

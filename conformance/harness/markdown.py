@@ -53,11 +53,6 @@ class FenceTracker:
     def __init__(self) -> None:
         self._open: str | None = None
 
-    @property
-    def inside(self) -> bool:
-        """True while a fence is open."""
-        return self._open is not None
-
     def feed(self, line: str) -> bool:
         """Consume ``line``; return True if it belongs to a fenced block."""
         if self._open is not None:

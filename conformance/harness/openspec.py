@@ -22,7 +22,7 @@ file before raising one ``SpecError``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,24 +47,13 @@ class Problem:
 
 
 class SpecError(ValueError):
-    """A spec violates the OpenSpec rules; ``problems`` lists every violation found.
-
-    ``path`` and ``line`` locate the first problem.
-    """
+    """A spec violates the OpenSpec rules; ``problems`` lists every violation found."""
 
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
         if not self.problems:
             raise ValueError("SpecError needs at least one problem")
         super().__init__("\n".join(str(problem) for problem in self.problems))
-
-    @property
-    def path(self) -> str:
-        return self.problems[0].path
-
-    @property
-    def line(self) -> int:
-        return self.problems[0].line
 
 
 @dataclass(frozen=True)
@@ -316,11 +305,3 @@ def load_specs(spec_root: Path, *, relative_to: Path | None = None) -> tuple[Spe
     if problems:
         raise SpecError(problems)
     return tuple(specs)
-
-
-def iter_scenarios(specs: Sequence[Spec]) -> Iterable[tuple[Spec, Requirement, Scenario]]:
-    """Yield every scenario of ``specs`` with its spec and requirement, in document order."""
-    for spec in specs:
-        for requirement in spec.requirements:
-            for scenario in requirement.scenarios:
-                yield spec, requirement, scenario

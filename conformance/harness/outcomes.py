@@ -19,8 +19,6 @@ SKIPPED = "skipped"
 XFAILED = "xfailed"
 XPASSED = "xpassed"
 
-ALL = (PASSED, FAILED, SKIPPED, XFAILED, XPASSED)
-
 # When one test reports several phases, the most severe phase decides.
 _PHASE_SEVERITY = {PASSED: 0, SKIPPED: 1, XFAILED: 2, XPASSED: 3, FAILED: 4}
 # When one test has several instances (e.g. gtest parameters), any failure fails it and

@@ -1,25 +1,17 @@
 """pytest plugin binding tests to OpenSpec ids and reporting spec conformance.
 
-Load it with ``-p conformance.harness.plugin``. It
+Load it with ``-p conformance.harness.plugin`` (docs/conformance.md describes its options
+and behaviour). At collection start it loads the project (``evidence.load_project``; bad
+input is a usage error); a collected test citing an unknown id fails its module's
+collection; after collection, when the session holds scenario items or writes reports, it
+collects the project's test folders the session did not fully collect (in-process, nothing
+runs), then aborts with a usage error on drift or clause pin mismatches. Scenario items
+(tests requesting ``spec_scenario``) run last and get ``coverage.scenario_verdict``;
+coverage is computed once, when the first of them runs.
 
-* registers the ``spec(*ids)`` marker and the options ``--spec-strict=auto|all|none``,
-  ``--spec-report DIR`` and ``--cpp-results DIR``;
-* at collection start parses ``<rootdir>/spec/*/spec.md``, scans Python and C++ test
-  sources for citations and reads C++ results; a malformed spec, invalid configuration or
-  unreadable result file aborts the run with a usage error;
-* turns a collected test that cites an unknown id into a collection error of its module,
-  and aborts with a usage error when a test outside this session (static Python scan, C++
-  source or C++ results) cites an unknown id;
-* parametrizes every test requesting the ``spec_scenario`` fixture with all scenario ids
-  (see ``conformance/test_spec_scenarios.py``), runs those items after every other test, and
-  gives each the verdict of ``coverage.scenario_verdict``;
-* records each Python test's outcome (failed if any phase failed, else xfailed/xpassed or
-  skipped if so, else passed);
-* at session end prints one summary line per capability and, with ``--spec-report``, writes
-  the Markdown, JSON and JUnit coverage reports.
-
-It also loads pytest's ``pytester`` plugin, which the harness's own tests use: pytest only
-honours ``pytest_plugins`` in the rootdir conftest or in plugins like this one.
+In a run holding an ``evidence.EvidenceCollector`` it only registers the marker. It loads
+pytest's ``pytester`` plugin for the harness's own tests (pytest only honours
+``pytest_plugins`` in the rootdir conftest or in plugins).
 """
 
 from __future__ import annotations
@@ -29,14 +21,20 @@ from pathlib import Path
 import pytest
 
 from . import outcomes
-from .catalog import Catalog
-from .citations import CPP, PYTHON, Citation, Drift, check_citations
-from .config import SPEC_DIR, STRICT_MODES, ConfigError, load_project_config, strict_capabilities
+from .citations import CPP, PYTHON, Citation
+from .config import SPEC_DIR, STRICT_MODES, ConfigError
 from .coverage import Coverage, Evidence, build_coverage, scenario_verdict
-from .gtest_xml import ResultsError
-from .openspec import SpecError, load_specs
+from .cpp import ResultsError
+from .evidence import (
+    EvidenceCollector,
+    Project,
+    collect_python,
+    failures,
+    load_project,
+    mark_citations,
+)
+from .openspec import SpecError
 from .report import summary_lines, write_reports
-from .scan import CppResults, StaticScan, read_cpp_results, scan_project
 
 pytest_plugins = ("pytester",)
 
@@ -51,73 +49,65 @@ class _SessionState:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.catalog: Catalog | None = None
-        self.strict: frozenset[str] = frozenset()
-        self.scan = StaticScan((), (), ())
-        self.cpp = CppResults({}, (), ())
-        self.dynamic: list[Citation] = []
+        self.project: Project | None = None
+        self.citations: list[Citation] = []
         self.collected_files: set[str] = set()
         self.python_outcomes: dict[str, str] = {}
         self.scenario_nodeids: set[str] = set()
-        self.final: Coverage | None = None
+        self.cached: Coverage | None = None
         self.report_paths: list[Path] = []
-        self.aborted = False
+        self.aborted = self.partial = False
 
     def load(self) -> None:
-        """Parse specs, scan sources and read C++ results; raise UsageError on bad input."""
-        root = self.config.rootpath
+        """Parse specs and pins, read C++ evidence; raise UsageError on bad input."""
+        option = self.config.getoption
+        results = option("cpp_results")
         try:
-            project = load_project_config(root)
-            catalog = Catalog(load_specs(project.spec_root, relative_to=root))
-            strict = strict_capabilities(
-                self.config.getoption("spec_strict"), project.complete, catalog.capabilities
+            self.project = load_project(
+                self.config.rootpath,
+                option("spec_strict"),
+                Path(results) if results else None,
+                [Path(binary) for binary in option("gtest_binary")],
             )
-            results = self.config.getoption("cpp_results")
-            if results is not None:
-                self.cpp = read_cpp_results(Path(results), catalog)
         except SpecError as error:
             raise pytest.UsageError(f"malformed spec:\n{error}") from None
         except (ConfigError, ResultsError) as error:
             raise pytest.UsageError(str(error)) from None
-        self.scan = scan_project(project, catalog)
-        self.catalog, self.strict = catalog, strict
 
-    def item_citations(self, item: pytest.Item) -> list[str]:
-        """Record the ``spec`` marks of ``item``; return drift messages for bad ones."""
-        assert self.catalog is not None
-        problems = []
-        for mark in item.iter_markers("spec"):
-            if mark.kwargs:
-                problems.append("pytest.mark.spec takes no keyword arguments")
-            if not mark.args:
-                problems.append("pytest.mark.spec() names no id")
-            for target in mark.args:
-                problem = self.catalog.citation_problem(target)
-                if problem is not None:
-                    problems.append(f"cites {problem}")
-                    continue
-                self.dynamic.append(Citation(target, item.nodeid, PYTHON))
-        return [f"{item.nodeid}: {problem}" for problem in problems]
-
-    def outside_drift(self) -> list[Drift]:
-        """Drift in test sources not collected in this session, in C++ sources and results."""
-        assert self.catalog is not None
-        python = [c for c in self.scan.python if c.path not in self.collected_files]
+    def uncollected_dirs(self, project: Project) -> list[Path]:
+        """Test folders not inside some path this session was asked to collect."""
+        base = self.config.invocation_params.dir
+        asked = [(base / arg.split("::", 1)[0]).resolve() for arg in self.config.args]
         return [
-            *check_citations(python, self.catalog),
-            *self.scan.cpp_drift,
-            *self.cpp.drift,
+            d
+            for d in project.config.test_dirs
+            if not any(d.resolve().is_relative_to(a) for a in asked)
         ]
 
-    def evidence(self) -> Evidence:
-        known = {(PYTHON, nodeid): outcome for nodeid, outcome in self.python_outcomes.items()}
-        known.update({(CPP, label): outcome for label, outcome in self.cpp.outcomes.items()})
-        citations = (*self.dynamic, *self.scan.python, *self.scan.cpp, *self.cpp.citations)
-        return Evidence(citations, known)
+    def check_outside(self, project: Project) -> None:
+        """Bind tests outside this session; raise UsageError on drift or pin mismatches."""
+        uncollected = self.uncollected_dirs(project)
+        if not (self.scenario_nodeids or self.config.getoption("spec_report")):
+            self.partial, uncollected = bool(uncollected), []
+        root = self.config.rootpath
+        outside, drift = collect_python(
+            root, uncollected, project.catalog, project.pins, self.collected_files
+        )
+        self.citations += outside
+        messages = failures(project, self.citations, drift)
+        if messages:
+            raise pytest.UsageError("\n".join(messages))
 
     def coverage(self) -> Coverage:
-        assert self.catalog is not None
-        return build_coverage(self.catalog, self.evidence(), self.strict)
+        """Coverage from everything known so far, computed once until an outcome arrives."""
+        project = self.project
+        assert project is not None
+        if self.cached is None:
+            known = {(PYTHON, nodeid): out for nodeid, out in self.python_outcomes.items()}
+            known.update({(CPP, label): out for label, out in project.cpp.outcomes.items()})
+            evidence = Evidence((*self.citations, *project.cpp.citations), known)
+            self.cached = build_coverage(project.catalog, evidence, project.strict)
+        return self.cached
 
     # -- hooks (this object is registered as a plugin of its own config) -----------------
 
@@ -128,20 +118,27 @@ class _SessionState:
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(self, collector: pytest.Collector):
         report = yield
-        if self.catalog is None:
+        if self.project is None:
             return report
         if isinstance(collector, pytest.Module):
             self.collected_files.add(collector.nodeid)
         if not report.passed:
             return report
         problems: list[str] = []
+        found: list[Citation] = []
         for node in report.result:
             if isinstance(node, pytest.Item) and not _is_scenario_item(node):
-                problems.extend(self.item_citations(node))
+                marks = node.iter_markers("spec")
+                catalog, pins = self.project.catalog, self.project.pins
+                citations, wrong = mark_citations(node.nodeid, marks, catalog, pins)
+                found += citations
+                problems += [f"{node.nodeid}: {problem}" for problem in wrong]
         if problems:
             report.outcome = "failed"
             report.longrepr = "spec citation drift:\n" + "\n".join(f"  {p}" for p in problems)
             report.result = []
+        else:
+            self.citations += found
         return report
 
     @pytest.hookimpl(trylast=True)
@@ -150,15 +147,13 @@ class _SessionState:
         if scenarios:
             items[:] = [item for item in items if not _is_scenario_item(item)] + scenarios
         self.scenario_nodeids = {item.nodeid for item in scenarios}
-        if self.catalog is None:
+        if self.project is None:
             return
-        drift = self.outside_drift()
-        if drift:
+        try:
+            self.check_outside(self.project)
+        except pytest.UsageError:
             self.aborted = True
-            lines = "\n".join(f"  {d}" for d in drift)
-            raise pytest.UsageError(
-                f"spec citation drift (tests citing ids no spec defines):\n{lines}"
-            )
+            raise
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.nodeid in self.scenario_nodeids:
@@ -167,22 +162,23 @@ class _SessionState:
         if phase is not None:
             previous = self.python_outcomes.get(report.nodeid)
             self.python_outcomes[report.nodeid] = outcomes.merge_phases(previous, phase)
+            self.cached = None
 
     def pytest_sessionfinish(self) -> None:
-        if self.catalog is None or self.aborted:
+        if self.project is None or self.aborted:
             return
-        self.final = self.coverage()
         directory = self.config.getoption("spec_report")
         if directory is not None:
-            self.report_paths = write_reports(self.final, Path(directory))
+            self.report_paths = write_reports(self.coverage(), Path(directory))
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.final is None:
+        if self.project is None or self.aborted:
             return
-        terminalreporter.write_sep("-", "spec conformance")
-        if not self.final.capabilities:
+        scope = " (this session's tests only)" if self.partial else ""
+        terminalreporter.write_sep("-", f"spec conformance{scope}")
+        if not self.project.catalog.specs:
             terminalreporter.write_line(f"no specs under {self.config.rootpath / SPEC_DIR}")
-        for line in summary_lines(self.final):
+        for line in summary_lines(self.coverage()):
             terminalreporter.write_line(line)
         for path in self.report_paths:
             terminalreporter.write_line(f"spec coverage report: {path}")
@@ -191,8 +187,8 @@ class _SessionState:
 _STATE = pytest.StashKey[_SessionState]()
 
 
-def _state(config: pytest.Config) -> _SessionState:
-    return config.stash[_STATE]
+def _state(config: pytest.Config) -> _SessionState | None:
+    return config.stash.get(_STATE, None)
 
 
 def _is_scenario_item(item: pytest.Item) -> bool:
@@ -222,8 +218,7 @@ class ScenarioProbe:
         """Pass, fail or skip the running item per ``coverage.scenario_verdict``."""
         __tracebackhide__ = True  # report the outcome at the scenario test, not here
         found = self._state.coverage().scenario(self.scenario_id)
-        if found is None:
-            pytest.fail(f"unknown scenario {self.scenario_id}")
+        assert found is not None, f"unknown scenario {self.scenario_id}"
         capability, scenario = found
         verdict = scenario_verdict(scenario, capability.strict)
         if verdict.outcome == outcomes.FAILED:
@@ -245,7 +240,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--spec-report",
         metavar="DIR",
         default=None,
-        help="write spec-coverage.md, .json and .junit.xml into DIR at session end.",
+        help="write spec-coverage.md, .html, .json and .junit.xml into DIR at session end.",
     )
     group.addoption(
         "--cpp-results",
@@ -253,30 +248,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="read C++ test outcomes from every *.xml (gtest XML) in DIR.",
     )
+    group.addoption(
+        "--gtest-binary",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="bind the C++ tests this gtest binary lists (--gtest_list_tests); repeatable.",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
+    if any(isinstance(p, EvidenceCollector) for p in config.pluginmanager.get_plugins()):
+        return
     state = _SessionState(config)
     config.stash[_STATE] = state
     config.pluginmanager.register(state, f"spec-conformance-{id(config)}")
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    state = config.stash.get(_STATE, None)
-    if state is not None and config.pluginmanager.is_registered(state):
-        config.pluginmanager.unregister(state)
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if SCENARIO_FIXTURE not in metafunc.fixturenames:
+    state = _state(metafunc.config)
+    if state is None or SCENARIO_FIXTURE not in metafunc.fixturenames:
         return
-    catalog = _state(metafunc.config).catalog
-    scenario_ids = catalog.scenario_ids() if catalog is not None else []
+    scenario_ids = state.project.catalog.scenario_ids() if state.project is not None else []
     metafunc.parametrize(SCENARIO_FIXTURE, scenario_ids, ids=scenario_ids, indirect=True)
 
 
 @pytest.fixture
 def spec_scenario(request: pytest.FixtureRequest) -> ScenarioProbe:
     """The scenario a ``test_scenario`` item stands for (parametrized by this plugin)."""
-    return ScenarioProbe(_state(request.config), request.param)
+    state = _state(request.config)
+    assert state is not None
+    return ScenarioProbe(state, request.param)

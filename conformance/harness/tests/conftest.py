@@ -6,6 +6,7 @@ pytester plugin (pytest rejects ``pytest_plugins`` in non-root conftest files).
 
 from __future__ import annotations
 
+import stat
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from conformance.harness.catalog import Catalog
-from conformance.harness.openspec import parse_spec
+from conformance.harness.openspec import load_specs, parse_spec
+from conformance.harness.pins import write_lock
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SCENARIO_MODULE = REPO_ROOT / "conformance" / "test_spec_scenarios.py"
@@ -120,3 +122,17 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
         "ignore::pytest.PytestAssertRewriteWarning",
         *args,
     )
+
+
+def pin(pytester: pytest.Pytester) -> None:
+    """Pin the miniature project's clauses, as ``python -m conformance.harness pin`` does."""
+    write_lock(pytester.path / "spec" / "clauses.lock", Catalog(load_specs(pytester.path / "spec")))
+
+
+def fake_binary(directory: Path, listing: str, status: int = 0) -> Path:
+    """An executable that prints ``listing`` for --gtest_list_tests and exits ``status``."""
+    path = directory / "fake_tests"
+    script = '#!/bin/sh\n[ "$1" = --gtest_list_tests ] || exit 9\n'
+    path.write_text(f"{script}cat <<'EOF'\n{listing}EOF\nexit {status}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path

@@ -1,4 +1,4 @@
-"""``python -m conformance.harness list|check``."""
+"""``python -m conformance.harness list|check|pin``."""
 
 import io
 import json
@@ -8,7 +8,7 @@ import textwrap
 
 from conformance.harness.cli import main
 
-from .conftest import COUNT_NONE, COUNT_ONE, DEMO_SPEC, NAME_ONE, REPO_ROOT
+from .conftest import COUNT_NONE, COUNT_ONE, DEMO_SPEC, NAME_ONE, REPO_ROOT, fake_binary
 
 
 def make_project(root, complete=("demo",)):
@@ -51,6 +51,8 @@ def test_list_json(tmp_path):
         "id": COUNT_ONE,
         "name": "Count one widget",
         "line": 13,
+        "status": "missing",
+        "tests": [],
     }
     assert cap["requirements"][0]["clauses"][1]["text"] == "It MUST never go negative."
 
@@ -68,17 +70,15 @@ def bind_all(root):
             """
         )
     )
-    (root / "src" / "cpp").mkdir(parents=True)
-    (root / "src" / "cpp" / "named_test.cc").write_text(
-        "TEST(demo__widgets_are_named, name_a_widget) {}\n"
-    )
+    return fake_binary(root, "demo__widgets_are_named.\n  name_a_widget\n")
 
 
 def test_check_passes_when_everything_is_bound(tmp_path):
     make_project(tmp_path)
-    bind_all(tmp_path)
-    status, text = cli("check", "--root", str(tmp_path))
+    binary = bind_all(tmp_path)
+    status, text = cli("check", "--root", str(tmp_path), "--gtest-binary", str(binary))
     assert status == 0, text
+    assert "C++ tests not seen" not in text
     assert "demo (strict): 2 requirements, 3 scenarios, 3 bound, 0 missing" in text
     assert text.endswith("check passed\n")
 
@@ -88,22 +88,37 @@ def test_check_fails_on_missing_scenarios_only_when_strict(tmp_path):
     status, text = cli("check", "--root", str(tmp_path))
     assert status == 1
     assert f"missing: no test cites {COUNT_ONE}" in text
+    assert "C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results" in text
     assert cli("check", "--root", str(tmp_path), "--strict", "none")[0] == 0
+
+
+def test_check_without_the_cpp_build_misses_cpp_bindings(tmp_path):
+    make_project(tmp_path)
+    bind_all(tmp_path)
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert f"missing: no test cites {NAME_ONE}" in text
 
 
 def test_check_fails_on_drift(tmp_path):
     make_project(tmp_path, complete=())
-    (tmp_path / "property_tests" / "cpp").mkdir(parents=True)
+    (tmp_path / "property_tests").mkdir()
     (tmp_path / "property_tests" / "test_p.py").write_text(
         'import pytest\n\n@pytest.mark.spec("demo/nope")\ndef test_p():\n    pass\n'
     )
-    (tmp_path / "property_tests" / "cpp" / "p.cc").write_text(
-        "RC_GTEST_PROP(demo__no_such_requirement, x, ()) {}\n"
-    )
-    status, text = cli("check", "--root", str(tmp_path))
+    (tmp_path / "property_tests" / "test_broken.py").write_text("import no_such_module\n")
+    binary = fake_binary(tmp_path, "demo__no_such_requirement.\n  x\n")
+    status, text = cli("check", "--root", str(tmp_path), "--gtest-binary", str(binary))
     assert status == 1
-    assert "drift: property_tests/test_p.py:3: property_tests/test_p.py::test_p: cites " in text
-    assert "drift: property_tests/cpp/p.cc:1: C++ test demo__no_such_requirement.x: " in text
+    lines = text.splitlines()
+    start = lines.index("spec citation drift (tests citing ids no spec defines):")
+    assert lines[start + 1 : start + 4] == [
+        "  property_tests/test_broken.py: collection failed: "
+        "E   ModuleNotFoundError: No module named 'no_such_module'",
+        "  property_tests/test_p.py::test_p: cites unknown spec id 'demo/nope'",
+        f"  {binary}: C++ test demo__no_such_requirement.x: suite 'demo__no_such_requirement' "
+        "names no known requirement (expected <capability>__<requirement_slug>)",
+    ]
 
 
 def test_check_reads_cpp_results(tmp_path):
@@ -138,3 +153,16 @@ def test_module_entry_point(tmp_path):
     )
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith("demo\n")
+
+
+def test_check_collects_with_the_projects_own_plugin_options(tmp_path):
+    make_project(tmp_path)
+    binary = bind_all(tmp_path)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(
+        '[tool.pytest.ini_options]\naddopts = ["-p", "conformance.harness.plugin", '
+        '"--strict-markers"]\n\n' + pyproject.read_text()
+    )
+    status, text = cli("check", "--root", str(tmp_path), "--gtest-binary", str(binary))
+    assert status == 0, text
+    assert "demo (strict): 2 requirements, 3 scenarios, 3 bound, 0 missing" in text

@@ -15,7 +15,7 @@ def test_missing_pyproject_claims_nothing(tmp_path):
     assert config == ProjectConfig(tmp_path)
     assert config.spec_root == tmp_path / "spec"
     assert config.python_test_dirs == ("conformance", "property_tests")
-    assert config.cpp_test_dirs == ("src/cpp", "property_tests/cpp")
+    assert config.lock_path == tmp_path / "spec" / "clauses.lock"
 
 
 def test_reads_complete_list(tmp_path):

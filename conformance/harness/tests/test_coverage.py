@@ -8,8 +8,8 @@ from conformance.harness.coverage import Evidence, build_coverage, scenario_verd
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, NAMED
 
 
-def py(target, test, static=False):
-    return Citation(target, test, PYTHON, static, test.split("::")[0] if static else None)
+def py(target, test):
+    return Citation(target, test, PYTHON)
 
 
 def build(catalog, citations=(), results=None, strict=()):
@@ -80,9 +80,9 @@ def test_xfail_and_skip_never_pass(demo_catalog):
 
 def test_cpp_outcomes_count(demo_catalog):
     citations = [
-        Citation(COUNT_ONE, "S.count_one_widget", CPP, True, "a.cc", 1),
-        Citation(COUNT_ONE, "S.count_one_widget", CPP, False, "r.xml"),
-        Citation(COUNT_NONE, "S.count_none", CPP, False, "r.xml"),
+        Citation(COUNT_ONE, "S.count_one_widget", CPP),
+        Citation(COUNT_ONE, "S.count_one_widget", CPP),
+        Citation(COUNT_NONE, "S.count_none", CPP),
     ]
     results = {(CPP, "S.count_one_widget"): outcomes.PASSED, (CPP, "S.count_none"): outcomes.FAILED}
     coverage = build(demo_catalog, citations, results)
@@ -90,28 +90,6 @@ def test_cpp_outcomes_count(demo_catalog):
     assert passing.status == cov.PASS
     assert passing.tests == (cov.BoundTest("S.count_one_widget", CPP, outcomes.PASSED),)
     assert scenario(coverage, COUNT_NONE).status == cov.FAIL
-
-
-def test_static_citation_is_replaced_by_collected_items(demo_catalog):
-    citations = [
-        py(COUNT_ONE, "conformance/test_a.py::test_x", static=True),
-        py(COUNT_ONE, "conformance/test_a.py::test_x[1]"),
-        py(COUNT_ONE, "conformance/test_a.py::test_x[2]"),
-        py(COUNT_NONE, "conformance/test_a.py", static=True),
-        py(COUNT_NONE, "conformance/test_a.py::test_y"),
-        py(NAME_ONE, "property_tests/test_b.py::test_z", static=True),
-    ]
-    coverage = build(demo_catalog, citations)
-    assert [t.test for t in scenario(coverage, COUNT_ONE).tests] == [
-        "conformance/test_a.py::test_x[1]",
-        "conformance/test_a.py::test_x[2]",
-    ]
-    assert [t.test for t in scenario(coverage, COUNT_NONE).tests] == [
-        "conformance/test_a.py::test_y"
-    ]
-    assert [t.test for t in scenario(coverage, NAME_ONE).tests] == [
-        "property_tests/test_b.py::test_z"
-    ]
 
 
 def test_requirement_and_clause_citations_do_not_bind_scenarios(demo_catalog):

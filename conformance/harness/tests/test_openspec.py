@@ -123,7 +123,6 @@ def test_duplicate_requirement():
     assert problem.message == "duplicate requirement 'Same' (first at line 9)"
     assert (problem.path, problem.line) == ("spec/demo/spec.md", 17)
     assert str(info.value) == "spec/demo/spec.md:17: duplicate requirement 'Same' (first at line 9)"
-    assert (info.value.path, info.value.line) == ("spec/demo/spec.md", 17)
 
 
 def test_duplicate_scenario_within_a_requirement():

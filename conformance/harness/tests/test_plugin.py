@@ -5,7 +5,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, run, write
+from conformance.harness import plugin
+from conformance.harness.coverage import build_coverage
+
+from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, fake_binary, pin, run, write
 
 SCENARIO_TEST = "conformance/test_spec_scenarios.py::test_scenario"
 
@@ -186,7 +189,7 @@ def test_deselected_bound_test_skips_the_scenario(project):
     )
 
 
-def test_static_binding_from_a_file_outside_the_session(project):
+def test_binding_from_a_file_outside_the_session(project):
     pytester = project(complete=("demo",))
     write(
         pytester,
@@ -272,20 +275,26 @@ def test_unknown_id_outside_the_session_is_a_usage_error(project):
     assert_lines(
         result.stderr.lines,
         "ERROR: spec citation drift (tests citing ids no spec defines):",
-        "  property_tests/test_other.py:3: property_tests/test_other.py::test_other: "
-        "cites unknown spec id 'demo/nope'",
+        "  property_tests/test_other.py::test_other: cites unknown spec id 'demo/nope'",
     )
 
 
-def test_cpp_source_drift_is_a_usage_error(project):
+def test_cpp_binary_drift_is_a_usage_error(project):
     pytester = project()
-    write(pytester, "src/cpp/widget_test.cc", "TEST(demo__widgets_are_counted, count_two) {}\n")
-    result = run(pytester)
+    binary = fake_binary(pytester.path, "demo__widgets_are_counted.\n  count_two\n")
+    result = run(pytester, "--gtest-binary", str(binary))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert_lines(
         result.stderr.lines,
-        "  src/cpp/widget_test.cc:1: C++ test demo__widgets_are_counted.count_two: test name",
+        f"  {binary}: C++ test demo__widgets_are_counted.count_two: test name",
     )
+
+
+def test_unbuilt_gtest_binary_is_a_usage_error(project):
+    pytester = project()
+    result = run(pytester, "--gtest-binary", "build/not_built")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert_lines(result.stderr.lines, "ERROR: gtest binary build/not_built: cannot run")
 
 
 def test_malformed_spec_is_a_usage_error(project):
@@ -324,9 +333,9 @@ GTEST_XML = """\
 
 def test_cpp_results_decide_scenarios(project):
     pytester = project(complete=("demo",))
-    write(pytester, "src/cpp/widget_test.cc", "TEST(demo__widgets_are_named, name_a_widget) {}\n")
+    binary = fake_binary(pytester.path, "demo__widgets_are_named.\n  name_a_widget\n")
     write(pytester, "build/results/widgets.xml", GTEST_XML)
-    result = run(pytester, "--cpp-results", "build/results", "-v")
+    result = run(pytester, "--cpp-results", "build/results", "--gtest-binary", str(binary), "-v")
     assert_lines(
         result.stdout.lines,
         f"{scenario_node(COUNT_ONE)} PASSED",
@@ -343,14 +352,10 @@ def test_cpp_results_decide_scenarios(project):
     )
 
 
-def test_without_cpp_results_cpp_bound_scenarios_are_not_run(project):
+def test_listed_cpp_tests_bind_scenarios_as_not_run(project):
     pytester = project(complete=("demo",))
-    write(
-        pytester,
-        "property_tests/cpp/props.cc",
-        "RC_GTEST_PROP(demo__widgets_are_counted, count_none, ()) {}\n",
-    )
-    result = run(pytester)
+    binary = fake_binary(pytester.path, "demo__widgets_are_counted.\n  count_none\n")
+    result = run(pytester, "--gtest-binary", str(binary))
     assert_lines(
         result.stdout.lines,
         "bound to tests not run in this session: demo__widgets_are_counted.count_none [cpp]",
@@ -373,6 +378,7 @@ def test_report_files(project):
         f'import pytest\n\n@pytest.mark.spec("{COUNTED}#2", "{COUNTED}")\n'
         "def test_c():\n    pass\n",
     )
+    pin(pytester)
     result = run(pytester, "--spec-report", "out/reports")
     assert_lines(
         result.stdout.lines,
@@ -431,4 +437,23 @@ def test_summary_is_printed_without_scenario_items(project):
     )
     result = run(pytester, "property_tests")
     result.assert_outcomes(passed=1)
-    assert_lines(result.stdout.lines, "demo: 0/2 requirements pass, 1/3 scenarios pass, 2 missing")
+    assert_lines(
+        result.stdout.lines,
+        "spec conformance (this session's tests only)",
+        "demo: 0/2 requirements pass, 1/3 scenarios pass, 2 missing",
+    )
+
+
+def test_coverage_is_computed_once_per_session(project, monkeypatch):
+    pytester = project(complete=("demo",))
+    write(pytester, "conformance/test_widgets.py", BOUND_TESTS)
+    calls = []
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return build_coverage(*args, **kwargs)
+
+    monkeypatch.setattr(plugin, "build_coverage", counting)
+    result = run(pytester, "--spec-report", "out")
+    result.assert_outcomes(passed=2, failed=2, xfailed=1, skipped=1)
+    assert len(calls) == 1

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ET
 from conformance.harness import outcomes
 from conformance.harness.citations import CPP, PYTHON, Citation
 from conformance.harness.coverage import Evidence, build_coverage
+from conformance.harness.pins import fingerprint
 from conformance.harness.report import summary_lines, to_markdown, write_reports
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE
@@ -14,7 +15,7 @@ from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE
 def coverage(catalog, strict=()):
     citations = (
         Citation(COUNT_ONE, "t.py::test_ok", PYTHON),
-        Citation(COUNT_NONE, "S.count_none", CPP, True, "a.cc", 4),
+        Citation(COUNT_NONE, "S.count_none", CPP),
         Citation(f"{COUNTED}#1", "t.py::test_ok", PYTHON),
         Citation(COUNTED, "t.py::test_req|pipe", PYTHON),
     )
@@ -26,6 +27,7 @@ def test_write_reports(tmp_path, demo_catalog):
     paths = write_reports(coverage(demo_catalog), tmp_path / "nested" / "out")
     assert [p.name for p in paths] == [
         "spec-coverage.md",
+        "spec-coverage.html",
         "spec-coverage.json",
         "spec-coverage.junit.xml",
     ]
@@ -35,6 +37,7 @@ def test_write_reports(tmp_path, demo_catalog):
 def test_json_content(tmp_path, demo_catalog):
     write_reports(coverage(demo_catalog, strict=["demo"]), tmp_path)
     data = json.loads((tmp_path / "spec-coverage.json").read_text())
+    assert data["schema_version"] == 2
     (cap,) = data["capabilities"]
     assert cap["capability"] == "demo"
     assert cap["strict"] is True
@@ -81,6 +84,7 @@ def test_json_content(tmp_path, demo_catalog):
         "id": f"{COUNTED}#1",
         "number": 1,
         "text": "The counter SHALL count widgets.",
+        "fingerprint": fingerprint("The counter SHALL count widgets."),
         "status": "passing",
         "tests": [{"test": "t.py::test_ok", "kind": "python", "outcome": "passed"}],
     }
@@ -116,11 +120,21 @@ def test_markdown(demo_catalog):
     text = to_markdown(coverage(demo_catalog, strict=["demo"]))
     assert text.startswith("# Spec coverage\n")
     assert "| demo | strict | 0/2 | 1/3 | 1 | 1 | 1/3 |" in text
-    assert "## demo (strict)" in text
-    assert "| Requirements | 2 | 0 | 1 | 0 | 1 | 0 | - |" in text
-    assert f"| `{COUNTED}` | fail | 1/2 | 1/2 | `t.py::test_req\\|pipe` (python: not run) |" in text
-    assert f"| `{NAME_ONE}` | missing | - |" in text
-    assert f"| `{COUNTED}#1` | passing | The counter SHALL count widgets. |" in text
+    assert text.split("\n## ")[1].splitlines() == [
+        "demo",
+        "",
+        f"- fail: `{COUNTED}`",
+        f"- fail: `{COUNT_NONE}`",
+        f"- missing: `{NAME_ONE}`",
+        "",
+        "",
+        "Per-test detail: `spec-coverage.html` and `spec-coverage.json`.",
+    ]
+    assert "t.py::test_ok" not in text
+    relaxed = to_markdown(coverage(demo_catalog))
+    assert NAME_ONE not in relaxed and COUNT_NONE in relaxed
+    clean = build_coverage(demo_catalog, Evidence((Citation(COUNT_ONE, "t", PYTHON),)), ())
+    assert "Nothing fails, and no strict capability misses a scenario." in to_markdown(clean)
 
 
 def test_summary_lines(demo_catalog):

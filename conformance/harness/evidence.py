@@ -1,0 +1,143 @@
+"""Evidence: which tests cite which ids, from what pytest and gtest already know.
+
+* ``load_project`` reads a project's specs, strict capabilities, clause pins and C++
+  evidence (raising ``SpecError``, ``ConfigError`` or ``ResultsError``); ``failures`` turns
+  drift and pin mismatches into the messages that fail a run or ``check``.
+* Python: the ``spec`` marks of collected pytest items. ``collect_python`` runs pytest's
+  collection in-process (``--collect-only``; nothing runs) for tests outside the current
+  session and for ``python -m conformance.harness``. A module that fails to collect is
+  drift naming the module and the error's last line.
+* C++: gtest XML results and binaries' test lists, see ``cpp``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .catalog import Catalog
+from .citations import PYTHON, Citation, Drift
+from .config import ProjectConfig, load_project_config, strict_capabilities
+from .cpp import CppEvidence, read_cpp
+from .openspec import load_specs
+from .pins import Pin, pin_failure, pin_problems, read_lock
+
+
+@dataclass(frozen=True)
+class Project:
+    config: ProjectConfig
+    catalog: Catalog
+    strict: frozenset[str]
+    pins: Mapping[str, Pin]
+    cpp: CppEvidence
+
+
+def load_project(
+    root: Path, strict: str, cpp_results: Path | None, binaries: Sequence[Path]
+) -> Project:
+    config = load_project_config(root)
+    catalog = Catalog(load_specs(config.spec_root, relative_to=root))
+    pins = read_lock(config.lock_path)
+    strict_set = strict_capabilities(strict, config.complete, catalog.capabilities)
+    return Project(
+        config, catalog, strict_set, pins, read_cpp(catalog, cpp_results, binaries, pins)
+    )
+
+
+def failures(project: Project, citations: Iterable[Citation], drift: Iterable[Drift]) -> list[str]:
+    """A message for the drift (with the C++ drift) and one for the pin mismatches, if any."""
+    messages = []
+    lines = [f"  {d}" for d in (*drift, *project.cpp.drift)]
+    if lines:
+        messages.append(
+            "spec citation drift (tests citing ids no spec defines):\n" + "\n".join(lines)
+        )
+    problems = pin_problems((*citations, *project.cpp.citations), project.catalog, project.pins)
+    if problems:
+        messages.append(pin_failure(problems, project.config.lock_path))
+    return messages
+
+
+def mark_citations(
+    nodeid: str, marks: Iterable[pytest.Mark], catalog: Catalog, pinned: Collection[str] = ()
+) -> tuple[list[Citation], list[str]]:
+    """The citations one item's ``spec`` marks make, and what is wrong with the others.
+
+    A citation of a ``pinned`` clause id that no longer exists is kept (a pin problem).
+    """
+    citations: list[Citation] = []
+    problems: list[str] = []
+    for mark in marks:
+        if mark.kwargs:
+            problems.append("pytest.mark.spec takes no keyword arguments")
+        if not mark.args:
+            problems.append("pytest.mark.spec() names no id")
+        for target in mark.args:
+            problem = catalog.citation_problem(target)
+            if problem is not None and not (isinstance(target, str) and target in pinned):
+                problems.append(f"cites {problem}")
+            else:
+                citations.append(Citation(target, nodeid, PYTHON))
+    return citations, problems
+
+
+class EvidenceCollector:
+    """A plugin for a collection-only run: records every item's ``spec`` marks.
+
+    The harness plugin stays passive in a run holding one (it only registers the marker).
+    """
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, list[pytest.Mark]]] = []
+        self.errors: list[Drift] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            lines = [line for line in str(report.longrepr).splitlines() if line.strip()]
+            message = f"collection failed: {lines[-1].strip() if lines else 'error'}"
+            self.errors.append(Drift(report.nodeid, report.nodeid, message))
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.items = [(item.nodeid, list(item.iter_markers("spec"))) for item in session.items]
+
+
+def collect_python(
+    root: Path,
+    paths: Sequence[Path],
+    catalog: Catalog,
+    pinned: Collection[str] = (),
+    skip_modules: Collection[str] = (),
+) -> tuple[list[Citation], list[Drift]]:
+    """Citations and drift of the pytest items collected from ``paths`` (in-process).
+
+    Items of modules in ``skip_modules`` (node ids, e.g. already collected) are ignored.
+    Modules under ``root`` first imported by this collection are forgotten afterwards, so
+    another project's test file of the same name can be collected later in this process.
+    """
+    existing = [str(path) for path in paths if path.exists()]
+    if not existing:
+        return [], []
+    collector = EvidenceCollector()
+    args = ["--collect-only", "-qq", "-p", "no:cacheprovider", "--rootdir", str(root)]
+    before = set(sys.modules)
+    with contextlib.redirect_stdout(io.StringIO()):
+        pytest.main([*args, *existing], plugins=[collector])
+    for name in set(sys.modules) - before:
+        path = getattr(sys.modules[name], "__file__", None)
+        if path and Path(path).resolve().is_relative_to(root.resolve()):
+            del sys.modules[name]
+    citations: list[Citation] = []
+    drift = list(collector.errors)
+    for nodeid, marks in collector.items:
+        if nodeid.split("::", 1)[0] in skip_modules:
+            continue
+        found, problems = mark_citations(nodeid, marks, catalog, pinned)
+        citations += found
+        drift += [Drift(nodeid, nodeid, problem) for problem in problems]
+    return citations, drift
