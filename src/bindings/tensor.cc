@@ -10,7 +10,9 @@
 #include "int_tuple_convert.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/tensor/factories.h"
+#include "strideweave/tensor/format.h"
 #include "strideweave/tensor/tensor.h"
+#include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 #include "value_convert.h"
 
@@ -85,6 +87,25 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   std::vector<IntTuple> modes(extents.begin(), extents.end());
   const IntTuple shape = extents.size() == 1 ? IntTuple(extents[0]) : IntTuple::tuple(modes);
   return tensor_from_values(shape, flat, optional_dtype(dtype));
+}
+
+// A new bytearray holding Tensor::read_encoded's bytes; the copy runs without
+// the GIL.
+py::object encoded_values(const Tensor& t) {
+  const std::optional<std::size_t> itemsize = t.dtype().itemsize();
+  if (!itemsize) {
+    throw TypeError("the abstract dtype " + t.dtype().name() + " has no encoding");
+  }
+  const auto bytes = static_cast<Py_ssize_t>(checked_mul(
+      shape_size(t.shape()), static_cast<int64_t>(*itemsize), "the tensor's encoded size"));
+  auto out = py::reinterpret_steal<py::object>(PyByteArray_FromStringAndSize(nullptr, bytes));
+  if (!out) throw py::error_already_set();
+  auto* dst = reinterpret_cast<std::byte*>(PyByteArray_AS_STRING(out.ptr()));
+  {
+    const py::gil_scoped_release unlocked;
+    t.read_encoded(dst);
+  }
+  return out;
 }
 
 IndexItem to_index_item(py::handle item) {
@@ -175,15 +196,10 @@ spec/core-tensor-representation.
              }
              return t.index(items);
            })
-      .def("__repr__", [](const Tensor& t) {
-        if (t.is_multi_subtensor()) {
-          return "Tensor(" + t.dtype().name() + ", shape=" + t.shape().to_string() + ", " +
-                 std::to_string(t.planes().size()) + " planes)";
-        }
-        const Subtensor& s = t.subtensor("repr");
-        return "Tensor(" + t.dtype().name() + ", " + s.layout.to_string() + " + " +
-               std::to_string(s.offset) + " on " + s.carrier->label() + ")";
-      });
+      .def("__len__", &Tensor::length)
+      .def("__repr__", &format_tensor)
+      .def("_encoded_values", &encoded_values,
+           "The values in flat order, natively encoded, in a new bytearray.");
 
   m.def("tensor", &tensor_factory, py::arg("values"), py::arg("dtype") = py::none(),
         "A Tensor copying nested sequences (or anything with tolist()) into a new CPU carrier.");

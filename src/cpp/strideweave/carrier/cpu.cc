@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "strideweave/layout/runs.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 
@@ -16,6 +17,23 @@ std::size_t cpu_itemsize(const DType& dtype) {
     throw TypeError("CPU cannot hold the abstract dtype " + dtype.name() + ": it has no item size");
   }
   return *size;
+}
+
+// Copies runs of `Item`-byte items from `base` to `dst`; one-item runs (any
+// layout whose first coalesced mode is not of stride 1) copy a fixed size.
+template <std::size_t Item>
+void copy_runs(const Layout& layout, const std::byte* base, std::byte* dst) {
+  for_each_run(layout, [&](int64_t first, int64_t count) {
+    const std::byte* src = base + static_cast<std::size_t>(first) * Item;
+    if (count == 1) {
+      std::memcpy(dst, src, Item);
+      dst += Item;
+    } else {
+      const std::size_t bytes = static_cast<std::size_t>(count) * Item;
+      std::memcpy(dst, src, bytes);
+      dst += bytes;
+    }
+  });
 }
 
 }  // namespace
@@ -66,6 +84,24 @@ std::byte* CPU::data() const {
 
 Value CPU::do_read(int64_t slot) const {
   return decode(dtype(), buffer_.get() + static_cast<std::size_t>(slot) * itemsize_);
+}
+
+void CPU::do_gather(const Layout& layout, int64_t offset, std::byte* dst) const {
+  const std::byte* base = buffer_.get() + static_cast<std::size_t>(offset) * itemsize_;
+  switch (itemsize_) {
+    case 1:
+      return copy_runs<1>(layout, base, dst);
+    case 4:
+      return copy_runs<4>(layout, base, dst);
+    case 8:
+      return copy_runs<8>(layout, base, dst);
+    default:
+      for_each_run(layout, [&](int64_t first, int64_t count) {
+        const std::size_t bytes = static_cast<std::size_t>(count) * itemsize_;
+        std::memcpy(dst, base + static_cast<std::size_t>(first) * itemsize_, bytes);
+        dst += bytes;
+      });
+  }
 }
 
 void CPU::do_write(int64_t slot, const Value& coerced) {
