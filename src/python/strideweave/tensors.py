@@ -12,10 +12,11 @@ NumPy is imported only when ``__array__`` runs (NumPy itself calls it).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from strideweave._core import Float32, Int32, Tensor, arange, full, tensor, zeros
+from strideweave._core import Tensor, arange, full, tensor, zeros
 
 if TYPE_CHECKING:
     import numpy as np
@@ -42,11 +43,11 @@ def _leaf_shape(t: Tensor) -> tuple[int, ...]:
 
 def _exported(np: Any, t: Tensor) -> tuple[np.ndarray[Any, Any] | None, str]:
     """The zero-copy array over t's carrier (read-only exactly when the export
-    is), or None and the reason no view exists."""
+    is), or None and the reason no view exists. Export itself refuses (with
+    BufferError) every dtype but Float32 and Int32 and every carrier that does
+    not opt in; this runs on every np.asarray(t), so it checks nothing twice."""
     if t.is_multi_subtensor:
         return None, f"a multi-subtensor tensor of dtype {t.dtype.name} has no single buffer"
-    if t.dtype not in (Float32, Int32):
-        return None, f"DLPack export accepts Float32 and Int32, not {t.dtype.name}"
     try:
         device = t.__dlpack_device__()
         if device != (1, 0):
@@ -66,6 +67,14 @@ def _copied(np: Any, t: Tensor) -> np.ndarray[Any, Any]:
     return np.frombuffer(t._encoded_values(), dtype=dtype).reshape(shape, order="F")
 
 
+@functools.cache
+def _numpy() -> Any:
+    """NumPy, imported on first use: it is not a dependency of strideweave."""
+    import numpy
+
+    return numpy
+
+
 def _array(
     self: Tensor, dtype: npt.DTypeLike | None = None, copy: bool | None = None
 ) -> np.ndarray[Any, Any]:
@@ -75,13 +84,14 @@ def _array(
     and copies otherwise; copy=True always copies; copy=False raises ValueError
     where no zero-copy view exists. dtype converts, copying where needed.
     """
-    import numpy as np
-
-    target = None if dtype is None else np.dtype(dtype)
+    np = _numpy()
     if copy is not True:
         view, reason = _exported(np, self)
         if view is not None:
-            if target is None or target == view.dtype:
+            if dtype is None:
+                return view
+            target = np.dtype(dtype)
+            if target == view.dtype:
                 return view
             if copy is False:
                 raise ValueError(
@@ -91,7 +101,7 @@ def _array(
         if copy is False:
             raise ValueError(f"__array__(copy=False): no zero-copy view exists: {reason}")
     values = _copied(np, self)
-    return values if target is None else values.astype(target, copy=False)
+    return values if dtype is None else values.astype(dtype, copy=False)
 
 
 def _iterate(self: Tensor) -> Iterator[Tensor]:

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "strideweave/layout/runs.h"
+#include "strideweave/layout/spans.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -92,9 +92,9 @@ void Carrier::gather(const Layout& layout, int64_t offset, std::byte* dst) const
 
 void Carrier::do_gather(const Layout& layout, int64_t offset, std::byte* dst) const {
   const std::size_t itemsize = *dtype_.itemsize();
-  for_each_run(layout, [&](int64_t first, int64_t count) {
+  for_each_span(layout, [&](int64_t first, int64_t count, int64_t step) {
     for (int64_t k = 0; k < count; ++k) {
-      encode(dtype_, do_read(offset + first + k), dst);
+      encode(dtype_, do_read(offset + first + k * step), dst);
       dst += itemsize;
     }
   });

@@ -139,7 +139,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // Storage hooks, called with the carrier's mutex held and its checks done.
   virtual Value do_read(int64_t slot) const = 0;
   // Storage hook of gather. The default encodes do_read() slot by slot along
-  // the layout's contiguous runs; host-addressable carriers copy the runs.
+  // the layout's spans; host-addressable carriers copy the spans.
   virtual void do_gather(const Layout& layout, int64_t offset, std::byte* dst) const;
   virtual void do_write(int64_t slot, const Value& coerced) = 0;
   virtual void do_allocate(int64_t n) = 0;

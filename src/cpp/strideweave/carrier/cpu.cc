@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "strideweave/layout/runs.h"
+#include "strideweave/layout/spans.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 
@@ -19,20 +19,21 @@ std::size_t cpu_itemsize(const DType& dtype) {
   return *size;
 }
 
-// Copies runs of `Item`-byte items from `base` to `dst`; one-item runs (any
-// layout whose first coalesced mode is not of stride 1) copy a fixed size.
+// Copies the spans of `layout` over `base` to `dst`, `item` bytes an element;
+// Item is item as a constant (0: not known at compile time).
 template <std::size_t Item>
-void copy_runs(const Layout& layout, const std::byte* base, std::byte* dst) {
-  for_each_run(layout, [&](int64_t first, int64_t count) {
-    const std::byte* src = base + static_cast<std::size_t>(first) * Item;
-    if (count == 1) {
-      std::memcpy(dst, src, Item);
-      dst += Item;
+void copy_spans(const Layout& layout, const std::byte* base, std::size_t item, std::byte* dst) {
+  const std::size_t size = Item == 0 ? item : Item;
+  for_each_span(layout, [&](int64_t first, int64_t count, int64_t step) {
+    const std::byte* src = base + static_cast<std::size_t>(first) * size;
+    const auto n = static_cast<std::size_t>(count);
+    if (step == 1) {
+      std::memcpy(dst, src, n * size);
     } else {
-      const std::size_t bytes = static_cast<std::size_t>(count) * Item;
-      std::memcpy(dst, src, bytes);
-      dst += bytes;
+      const std::size_t stride = static_cast<std::size_t>(step) * size;
+      for (std::size_t k = 0; k < n; ++k) std::memcpy(dst + k * size, src + k * stride, size);
     }
+    dst += n * size;
   });
 }
 
@@ -90,17 +91,13 @@ void CPU::do_gather(const Layout& layout, int64_t offset, std::byte* dst) const 
   const std::byte* base = buffer_.get() + static_cast<std::size_t>(offset) * itemsize_;
   switch (itemsize_) {
     case 1:
-      return copy_runs<1>(layout, base, dst);
+      return copy_spans<1>(layout, base, itemsize_, dst);
     case 4:
-      return copy_runs<4>(layout, base, dst);
+      return copy_spans<4>(layout, base, itemsize_, dst);
     case 8:
-      return copy_runs<8>(layout, base, dst);
+      return copy_spans<8>(layout, base, itemsize_, dst);
     default:
-      for_each_run(layout, [&](int64_t first, int64_t count) {
-        const std::size_t bytes = static_cast<std::size_t>(count) * itemsize_;
-        std::memcpy(dst, base + static_cast<std::size_t>(first) * itemsize_, bytes);
-        dst += bytes;
-      });
+      return copy_spans<0>(layout, base, itemsize_, dst);
   }
 }
 

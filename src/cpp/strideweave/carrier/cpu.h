@@ -37,7 +37,8 @@ class CPU : public Carrier {
 
  protected:
   Value do_read(int64_t slot) const override;
-  // Copies the layout's contiguous runs out of the buffer (memcpy per run).
+  // Copies the layout's spans out of the buffer: a memcpy per span of step 1,
+  // a strided loop otherwise.
   void do_gather(const Layout& layout, int64_t offset, std::byte* dst) const override;
   void do_write(int64_t slot, const Value& coerced) override;
   void do_allocate(int64_t n) override;
