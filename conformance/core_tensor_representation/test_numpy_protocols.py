@@ -168,6 +168,19 @@ def test_copy_false_refuses_a_carrier_on_another_device():
     assert strict(np.asarray, t).tolist() == [1.0, 2.0]  # copied through the entry points
 
 
+@pytest.mark.spec(f"{ARRAY}#10")
+def test_a_failing_hook_propagates_unchanged():
+    class Broken(sw.CPU):
+        def dlpack_info(self):
+            raise KeyError("hook failed")
+
+    t = sw.Tensor(Broken(sw.Float32, values=[1.0, 2.0]), sw.Layout(2))
+    with pytest.raises(KeyError, match="hook failed"):
+        strict(np.asarray, t)
+    assert strict(np.array, t, copy=True).tolist() == [1.0, 2.0]  # copies never ask the hook
+    assert t.carrier.version == 0
+
+
 @pytest.mark.spec(f"{ARRAY}#7")
 def test_copies_never_read_element_by_element_in_python(monkeypatch):
     """The copy path reads the carrier in bulk: tolist() (the per-element path) is never used."""

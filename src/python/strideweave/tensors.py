@@ -14,20 +14,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from strideweave._core import Tensor, arange, full, tensor, zeros
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
 
 __all__ = ["Tensor", "arange", "full", "tensor", "zeros"]
 
 _NUMPY_SCALARS = {"Bool": "bool", "Int32": "int32", "Float32": "float32", "Floating": "float64"}
 
 
-def _numpy_dtype(np: Any, dtype: Any) -> np.dtype[Any]:
+def _numpy_dtype(np: Any, dtype: Any) -> Any:
     """The NumPy dtype holding values of a strideweave dtype: packed records for
     a compound dtype, float64 for Floating and object for Any."""
     if dtype.is_compound:
@@ -41,7 +37,7 @@ def _leaf_shape(t: Tensor) -> tuple[int, ...]:
     return tuple(extent for extent, _ in base.layout.leaf_modes)
 
 
-def _exported(np: Any, t: Tensor) -> tuple[np.ndarray[Any, Any] | None, str]:
+def _exported(np: Any, t: Tensor) -> tuple[Any, str]:
     """The zero-copy array over t's carrier (read-only exactly when the export
     is), or None and the reason no view exists. Export itself refuses (with
     BufferError) every dtype but Float32 and Int32 and every carrier that does
@@ -57,7 +53,7 @@ def _exported(np: Any, t: Tensor) -> tuple[np.ndarray[Any, Any] | None, str]:
         return None, str(refusal)
 
 
-def _copied(np: Any, t: Tensor) -> np.ndarray[Any, Any]:
+def _copied(np: Any, t: Tensor) -> Any:
     """A new writable array of t's values in its leaf shape (Fortran order,
     the flat colexicographic order of the tensor's values)."""
     dtype = _numpy_dtype(np, t.dtype)
@@ -75,9 +71,7 @@ def _numpy() -> Any:
     return numpy
 
 
-def _array(
-    self: Tensor, dtype: npt.DTypeLike | None = None, copy: bool | None = None
-) -> np.ndarray[Any, Any]:
+def _array(self: Tensor, dtype: object = None, copy: bool | None = None) -> Any:
     """NumPy 2's ``__array__``: ``np.asarray(t)`` and ``np.array(t)``.
 
     copy=None views the carrier through DLPack export where export is allowed
@@ -133,5 +127,5 @@ def _truth(self: Tensor) -> bool:
 
 
 Tensor.__array__ = _array  # type: ignore[method-assign]
-Tensor.__iter__ = _iterate  # type: ignore[assignment,method-assign]
+Tensor.__iter__ = _iterate  # type: ignore[method-assign]
 Tensor.__bool__ = _truth  # type: ignore[method-assign]
