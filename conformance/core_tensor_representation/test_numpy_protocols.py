@@ -196,6 +196,19 @@ def test_copies_never_read_element_by_element_in_python(monkeypatch):
     assert strict(np.asarray, planes()).shape == (3,)
 
 
+@pytest.mark.spec(f"{ARRAY}#7")
+def test_the_bulk_read_checks_its_destination():
+    t = window()
+    with pytest.raises(ValueError, match="holds 20 bytes; the tensor's encoded values need 24"):
+        t._read_encoded_into(bytearray(20))
+    with pytest.raises(BufferError):
+        t._read_encoded_into(bytes(24))
+    out = bytearray(24)
+    t._read_encoded_into(out)
+    assert np.frombuffer(out, dtype=np.float32).tolist() == [1, 2, 5, 6, 9, 10]
+    assert t.carrier.version == 0
+
+
 @pytest.mark.spec(f"{ARRAY}#8", f"{ARRAY}#9")
 @pytest.mark.parametrize("carrier_class", [sw.CPU, sw.Generic])
 def test_a_released_carrier_fails_naming_it(carrier_class):

@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -89,23 +90,27 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   return tensor_from_values(shape, flat, optional_dtype(dtype));
 }
 
-// A new bytearray holding Tensor::read_encoded's bytes; the copy runs without
-// the GIL.
-py::object encoded_values(const Tensor& t) {
+// Writes Tensor::read_encoded's bytes into `buffer`, any writable contiguous
+// buffer of exactly that size (NumPy allocates it: np.empty(..., order="F")).
+// The copy runs without the GIL; the buffer export keeps the memory in place.
+void read_encoded_into(const Tensor& t, py::handle buffer) {
   const std::optional<std::size_t> itemsize = t.dtype().itemsize();
   if (!itemsize) {
     throw TypeError("the abstract dtype " + t.dtype().name() + " has no encoding");
   }
-  const auto bytes = static_cast<Py_ssize_t>(checked_mul(
-      shape_size(t.shape()), static_cast<int64_t>(*itemsize), "the tensor's encoded size"));
-  auto out = py::reinterpret_steal<py::object>(PyByteArray_FromStringAndSize(nullptr, bytes));
-  if (!out) throw py::error_already_set();
-  auto* dst = reinterpret_cast<std::byte*>(PyByteArray_AS_STRING(out.ptr()));
-  {
-    const py::gil_scoped_release unlocked;
-    t.read_encoded(dst);
+  const int64_t bytes = checked_mul(shape_size(t.shape()), static_cast<int64_t>(*itemsize),
+                                    "the tensor's encoded size");
+  Py_buffer view;
+  if (PyObject_GetBuffer(buffer.ptr(), &view, PyBUF_WRITABLE | PyBUF_ANY_CONTIGUOUS) != 0) {
+    throw py::error_already_set();
   }
-  return out;
+  const std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> held(&view, &PyBuffer_Release);
+  if (static_cast<int64_t>(view.len) != bytes) {
+    throw ValueError("_read_encoded_into: the buffer holds " + std::to_string(view.len) +
+                     " bytes; the tensor's encoded values need " + std::to_string(bytes));
+  }
+  const py::gil_scoped_release unlocked;
+  t.read_encoded(static_cast<std::byte*>(view.buf));
 }
 
 IndexItem to_index_item(py::handle item) {
@@ -198,8 +203,8 @@ spec/core-tensor-representation.
            })
       .def("__len__", &Tensor::length)
       .def("__repr__", &format_tensor)
-      .def("_encoded_values", &encoded_values,
-           "The values in flat order, natively encoded, in a new bytearray.");
+      .def("_read_encoded_into", &read_encoded_into, py::arg("buffer"),
+           "Writes the values in flat order, natively encoded, into a contiguous buffer.");
 
   m.def("tensor", &tensor_factory, py::arg("values"), py::arg("dtype") = py::none(),
         "A Tensor copying nested sequences (or anything with tolist()) into a new CPU carrier.");

@@ -4,6 +4,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any as _Any
 from typing import ClassVar, SupportsIndex, TypeAlias
 
+from typing_extensions import Buffer as _Buffer
+
 IntTuple: TypeAlias = int | tuple[IntTuple, ...]
 IntTupleLike: TypeAlias = SupportsIndex | Sequence[IntTupleLike]
 Scalar: TypeAlias = bool | int | float
@@ -160,7 +162,7 @@ class Tensor:
     def __iter__(self) -> Iterator[Tensor]: ...
     def __bool__(self) -> bool: ...
     def __array__(self, dtype: object = None, copy: bool | None = None) -> _Any: ...
-    def _encoded_values(self) -> bytearray: ...
+    def _read_encoded_into(self, buffer: _Buffer) -> None: ...
     def __dlpack__(
         self,
         stream: object = None,

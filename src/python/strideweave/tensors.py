@@ -56,11 +56,14 @@ def _exported(np: Any, t: Tensor) -> tuple[Any, str]:
 def _copied(np: Any, t: Tensor) -> Any:
     """A new writable array of t's values in its leaf shape (Fortran order,
     the flat colexicographic order of the tensor's values)."""
-    dtype = _numpy_dtype(np, t.dtype)
+    logical = t.dtype
+    dtype = _numpy_dtype(np, logical)
     shape = _leaf_shape(t)
-    if t.dtype.is_abstract:  # Generic values of an abstract dtype have no encoding
+    if logical.is_abstract:  # Generic values of an abstract dtype have no encoding
         return np.array(t.tolist(), dtype=dtype).reshape(shape)
-    return np.frombuffer(t._encoded_values(), dtype=dtype).reshape(shape, order="F")
+    out = np.empty(shape, dtype=dtype, order="F")
+    t._read_encoded_into(out)
+    return out
 
 
 @functools.cache
