@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "strideweave/layout/spans.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -71,6 +72,32 @@ Value Carrier::read(int64_t slot) const {
   require_live_locked("read");
   require_slot_locked(slot);
   return do_read(slot);
+}
+
+void Carrier::gather(const Layout& layout, int64_t offset, std::byte* dst) const {
+  if (!dtype_.itemsize()) {
+    throw TypeError("gather on " + label() + ": the abstract dtype " + dtype_.name() +
+                    " has no encoding");
+  }
+  std::lock_guard lock(mu_);
+  require_live_locked("gather");
+  if (layout.size() == 0) return;
+  if (offset < 0 || offset > slots_ || layout.cosize() > slots_ - offset) {
+    throw IndexError("gather window [" + std::to_string(offset) + ", " + std::to_string(offset) +
+                     " + " + std::to_string(layout.cosize()) + ") exceeds the " +
+                     std::to_string(slots_) + " slots of " + label());
+  }
+  do_gather(layout, offset, dst);
+}
+
+void Carrier::do_gather(const Layout& layout, int64_t offset, std::byte* dst) const {
+  const std::size_t itemsize = *dtype_.itemsize();
+  for_each_span(layout, [&](int64_t first, int64_t count, int64_t step) {
+    for (int64_t k = 0; k < count; ++k) {
+      encode(dtype_, do_read(offset + first + k * step), dst);
+      dst += itemsize;
+    }
+  });
 }
 
 void Carrier::write(int64_t slot, const Value& value) {

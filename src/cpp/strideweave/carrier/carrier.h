@@ -20,6 +20,7 @@
 #include "strideweave/carrier/carrier_class.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/dtype/value.h"
+#include "strideweave/layout/layout.h"
 
 namespace strideweave {
 
@@ -84,6 +85,14 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // the slot and the capacity when out of range.
   Value read(int64_t slot) const;
 
+  // Copies the values in slots offset + layout(i), for i in [0, size) in flat
+  // order, into `dst`, each encoded as encode() does (itemsize bytes, packed).
+  // The carrier's mutex is taken once for the whole copy; no version changes.
+  // Throws TypeError naming the dtype when it is abstract (no encoding),
+  // RuntimeError naming the carrier when released, and IndexError naming the
+  // window and the slots when a layout of non-zero size leaves the slots.
+  void gather(const Layout& layout, int64_t offset, std::byte* dst) const;
+
   // Stores `value` converted to dtype() in `slot` and increments the version.
   // Throws RuntimeError when not publicly mutable, IndexError for a slot out
   // of range, TypeError / ValueError when the dtype cannot represent `value`.
@@ -129,6 +138,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
 
   // Storage hooks, called with the carrier's mutex held and its checks done.
   virtual Value do_read(int64_t slot) const = 0;
+  // Storage hook of gather. The default encodes do_read() slot by slot along
+  // the layout's spans; host-addressable carriers copy the spans.
+  virtual void do_gather(const Layout& layout, int64_t offset, std::byte* dst) const;
   virtual void do_write(int64_t slot, const Value& coerced) = 0;
   virtual void do_allocate(int64_t n) = 0;
   virtual void do_release() = 0;

@@ -37,6 +37,9 @@ class CPU : public Carrier {
 
  protected:
   Value do_read(int64_t slot) const override;
+  // Copies the layout's spans out of the buffer: a memcpy per span of step 1,
+  // a strided loop otherwise.
+  void do_gather(const Layout& layout, int64_t offset, std::byte* dst) const override;
   void do_write(int64_t slot, const Value& coerced) override;
   void do_allocate(int64_t n) override;
   void do_release() override;

@@ -1,5 +1,6 @@
 #include "strideweave/tensor/tensor.h"
 
+#include <cstring>
 #include <string>
 
 #include "strideweave/util/error.h"
@@ -117,6 +118,32 @@ std::vector<Value> Tensor::values() const {
     out[i] = std::move(r);
   }
   return out;
+}
+
+void Tensor::read_encoded(std::byte* dst) const {
+  if (single_) {
+    single_->carrier->gather(single_->layout, single_->offset, dst);
+    return;
+  }
+  const std::optional<std::size_t> record_size = dtype_.itemsize();
+  const auto count = static_cast<std::size_t>(shape_size(shape()));
+  std::size_t field_offset = 0;
+  for (const auto& plane : planes_) {
+    const std::size_t field_size = *plane->dtype().itemsize();
+    std::vector<std::byte> field(count * field_size);
+    plane->read_encoded(field.data());
+    for (std::size_t i = 0; i < count; ++i) {
+      std::memcpy(dst + i * *record_size + field_offset, field.data() + i * field_size, field_size);
+    }
+    field_offset += field_size;
+  }
+}
+
+int64_t Tensor::length() const {
+  const IntTuple& s = shape();
+  if (s.is_leaf()) return s.value();
+  if (s.rank() == 0) throw TypeError("len() of a 0-d tensor");
+  return shape_size(s[0]);
 }
 
 bool Tensor::is_mutable() const {
