@@ -1,6 +1,7 @@
 #include "strideweave/tensor/factories.h"
 
 #include <cmath>
+#include <limits>
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/layout/layout.h"
@@ -22,14 +23,21 @@ constexpr double kMaxBufferBytes = 9223372036854775807.0;
 
 // Throws ValueError when `count` elements of `dtype` need more bytes than a
 // buffer can hold (NumPy's "maximum allowed size"); `what` names the request.
-void require_allowed_size(double count, const DType& dtype, const std::string& what) {
-  const double bytes = count * static_cast<double>(dtype.itemsize().value_or(1));
-  if (!(bytes < kMaxBufferBytes)) {
-    const std::string elements = count < 1e19 ? std::to_string(static_cast<uint64_t>(count))
-                                              : describe(Value(count));
-    throw ValueError(what + " needs " + elements + " elements of " + dtype.name() +
+void require_allowed_size(uint64_t count, const DType& dtype, const std::string& what) {
+  const auto itemsize = static_cast<uint64_t>(dtype.itemsize().value_or(1));
+  if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / itemsize) {
+    throw ValueError(what + " needs " + std::to_string(count) + " elements of " + dtype.name() +
                      ", more than the maximum allowed size of a buffer (2**63 - 1 bytes)");
   }
+}
+
+// The same for a count computed in floating point (finite, non-negative).
+void require_allowed_size(double count, const DType& dtype, const std::string& what) {
+  if (count >= 0x1p63) {
+    throw ValueError(what + " needs " + describe(Value(count)) + " elements of " + dtype.name() +
+                     ", more than the maximum allowed size of a buffer (2**63 - 1 bytes)");
+  }
+  require_allowed_size(static_cast<uint64_t>(count), dtype, what);
 }
 
 // `n` copies of `value`, as a vector; MemoryError when it cannot be allocated.
@@ -68,7 +76,7 @@ std::shared_ptr<Tensor> tensor_from_values(const IntTuple& shape, const std::vec
                      " elements but " + std::to_string(values.size()) + " values were given");
   }
   const DType resolved = dtype ? *dtype : infer_dtype(values);
-  require_allowed_size(static_cast<double>(layout.size()), resolved,
+  require_allowed_size(static_cast<uint64_t>(layout.size()), resolved,
                        "a tensor of shape " + shape.to_string());
   // Nested lists enumerate the first leaf outermost; the compact layout puts
   // the first leaf fastest, so reverse the mixed radix.
@@ -98,7 +106,7 @@ std::shared_ptr<Tensor> full(const IntTuple& shape, const Value& value,
   const Layout layout = compact_col_major(shape);
   const DType resolved = dtype ? *dtype : infer_dtype({value});
   const Value coerced = coerce(resolved, value);
-  require_allowed_size(static_cast<double>(layout.size()), resolved,
+  require_allowed_size(static_cast<uint64_t>(layout.size()), resolved,
                        "a tensor of shape " + shape.to_string());
   auto carrier = std::make_shared<CPU>(resolved, std::nullopt, repeated(layout.size(), coerced));
   return Tensor::make(std::move(carrier), layout, 0);
@@ -138,7 +146,7 @@ std::shared_ptr<Tensor> arange(const Value& start, const Value& stop, const Valu
     uint64_t n = 0;
     if (s > 0 && b > a) n = (ub - ua - 1) / us + 1;
     if (s < 0 && b < a) n = (ua - ub - 1) / (0 - us) + 1;
-    require_allowed_size(static_cast<double>(n), resolved, request());
+    require_allowed_size(n, resolved, request());
     const auto count = static_cast<int64_t>(n);
     values = reserved(count);
     for (int64_t k = 0; k < count; ++k) {
