@@ -272,8 +272,11 @@ def slice_bounds() -> st.SearchStrategy[int | None]:
 
 def slice_steps() -> st.SearchStrategy[int | None]:
     """A positive slice step (or None): small, or huge enough to select one element."""
-    return st.none() | st.integers(1, 7) | HUGE_INTEGERS.filter(lambda n: n > 0) | st.integers(
-        1, 2**80
+    return (
+        st.none()
+        | st.integers(1, 7)
+        | HUGE_INTEGERS.filter(lambda n: n > 0)
+        | st.integers(1, 2**80)
     )
 
 

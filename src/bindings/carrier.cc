@@ -12,10 +12,10 @@
 #include <string>
 #include <unordered_map>
 
+#include "int_convert.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
-#include "int_convert.h"
 #include "value_convert.h"
 
 namespace py = pybind11;

@@ -165,7 +165,6 @@ TEST(carrier_storage__every_carrier_class_has_an_exact_runtime_class_descriptor,
   EXPECT_FALSE(CPU::static_class().is_subclass_of(Generic::static_class()));
 }
 
-
 TEST(carrier_storage__a_carrier_holds_slots_of_one_dtype, refuse_storage_that_cannot_exist) {
   constexpr int64_t n = int64_t{1} << 62;
   const std::string cpu = message_of<MemoryError>([&] { CPU(DType::Bool(), n); });
@@ -185,9 +184,9 @@ TEST(carrier_storage__a_carrier_holds_slots_of_one_dtype, refuse_storage_that_ca
 TEST(carrier_storage__entry_points_read_and_write_slots_and_count_mutations,
      clause3__int32_bounds) {
   for (bool cpu : {true, false}) {
-    std::shared_ptr<Carrier> c = cpu ? std::shared_ptr<Carrier>(std::make_shared<CPU>(
-                                           DType::Int32(), 2))
-                                     : std::make_shared<Generic>(DType::Int32(), 2);
+    std::shared_ptr<Carrier> c =
+        cpu ? std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Int32(), 2))
+            : std::make_shared<Generic>(DType::Int32(), 2);
     c->write(0, int64_t{-2147483648});
     c->write(1, int64_t{2147483647});
     EXPECT_EQ(c->read(0), Value(int64_t{-2147483648}));

@@ -133,7 +133,6 @@ TEST(interop_movement__a_carrier_opts_into_dlpack_through_dlpack_info, clause4__
   EXPECT_THROW(export_dlpack(*t, ExportRequest{}, KeepAlive{}), BufferError);
 }
 
-
 TEST(interop_movement__dlpack_export_produces_version_1_0_or_the_legacy_structure_on_request,
      clause2__no_max_version) {
   // A request with no max_version produces the legacy structure, fully described.
@@ -168,7 +167,8 @@ TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
   auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, values);
   auto t = Tensor::make(c, Layout(T(2)), 0);
   DropCounter counter;
-  ExportedTensor e = export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.keepalive());
+  ExportedTensor e =
+      export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.keepalive());
   const dlpack::DLTensor& dl = e.versioned->dl_tensor;
   int32_t read[2];
   std::memcpy(read, static_cast<const std::byte*>(dl.data) + dl.byte_offset, sizeof read);

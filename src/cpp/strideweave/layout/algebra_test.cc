@@ -109,7 +109,6 @@ TEST(core_layout__divide_and_product_tile_one_layout_by_another,
             L(tup({tup({2, 2}), tup({2, 3})}), tup({tup({4, 1}), tup({2, 8})})));
 }
 
-
 // Correctness of the algebra at the depth limit and over thousands of modes;
 // its speed is measured by bench/layout_algebra.py, never asserted here.
 TEST(core_layout__composition_follows_cute_and_refuses_inadmissible_operands,

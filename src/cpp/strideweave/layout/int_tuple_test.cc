@@ -46,7 +46,6 @@ TEST(IntTuple, UnflattenRebuildsTheStructure) {
   EXPECT_EQ(unflatten({7, 8, 9}, nested()), IntTuple::tuple({7, IntTuple::tuple({8, 9})}));
 }
 
-
 // `leaf` wrapped in `levels` one-element tuples.
 IntTuple wrapped(int levels, int64_t leaf = 2) {
   IntTuple t(leaf);

@@ -186,7 +186,6 @@ TEST(Layout, ModeAndMakeLayoutRoundTrip) {
   EXPECT_EQ(Layout(T(4), T(2)).mode(0), Layout(T(4), T(2)));
 }
 
-
 TEST(core_layout__modes_are_selected_like_python_sequence_items, select_a_mode_from_either_end) {
   const Layout l(tup({2, tup({3, 4})}), tup({1, tup({2, 6})}));
   EXPECT_EQ(l.mode(1), Layout(tup({3, 4}), tup({2, 6})));
@@ -194,8 +193,7 @@ TEST(core_layout__modes_are_selected_like_python_sequence_items, select_a_mode_f
   EXPECT_EQ(Layout(4, 1).mode(0), Layout(4, 1));
 }
 
-TEST(core_layout__modes_are_selected_like_python_sequence_items,
-     reject_a_mode_index_out_of_range) {
+TEST(core_layout__modes_are_selected_like_python_sequence_items, reject_a_mode_index_out_of_range) {
   const std::string empty = message_of<IndexError>([] { Layout(tup({}), tup({})).mode(0); });
   EXPECT_NE(empty.find("index 0"), std::string::npos) << empty;
   EXPECT_NE(empty.find("rank 0"), std::string::npos) << empty;
@@ -205,8 +203,7 @@ TEST(core_layout__modes_are_selected_like_python_sequence_items,
   EXPECT_THROW(Layout(4, 1).mode(1), IndexError);
 }
 
-TEST(core_layout__layouts_map_coordinates_to_indices_colexicographically,
-     map_a_mixed_coordinate) {
+TEST(core_layout__layouts_map_coordinates_to_indices_colexicographically, map_a_mixed_coordinate) {
   const Layout l(tup({2, tup({3, 4})}), tup({1, tup({20, 100})}));
   EXPECT_EQ(l(tup({1, 4})), 121);
   EXPECT_EQ(l(tup({1, tup({1, 1})})), 121);

@@ -118,7 +118,6 @@ TEST(Factories, InferDtype) {
   EXPECT_THROW(infer_dtype({true, int64_t{1}}), TypeError);
 }
 
-
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
@@ -180,8 +179,8 @@ TEST(core_tensor_representation__factories_copy_into_fresh_cpu_storage,
   fails(0.0, 1e30, 1e-30, "maximum allowed size");
   fails(int64_t{0}, kInt64Max, int64_t{1}, "9223372036854775807 elements of Int32");
   fails(kInt64Min, kInt64Max, int64_t{1}, "18446744073709551615 elements");
-  const std::string zeros_message = testing_util::message_of<ValueError>(
-      [] { zeros(T(int64_t{1} << 62), DType::Float32()); });
+  const std::string zeros_message =
+      testing_util::message_of<ValueError>([] { zeros(T(int64_t{1} << 62), DType::Float32()); });
   EXPECT_NE(zeros_message.find("4611686018427387904 elements of Float32"), std::string::npos)
       << zeros_message;
   EXPECT_THROW(full(T(int64_t{1} << 62), true, std::nullopt), MemoryError);
@@ -191,8 +190,7 @@ TEST(core_tensor_representation__factories_copy_into_fresh_cpu_storage,
             (std::vector<Value>{-0x1p63, -0x1p62, 0.0, 0x1p62}));
 }
 
-TEST(core_tensor_representation__factories_copy_into_fresh_cpu_storage,
-     clause3__int32_bounds) {
+TEST(core_tensor_representation__factories_copy_into_fresh_cpu_storage, clause3__int32_bounds) {
   const std::vector<Value> bounds{int64_t{-2147483648}, int64_t{2147483647}};
   auto t = tensor_from_values(T(2), bounds, DType::Int32());
   EXPECT_EQ(ints(t->values()), (std::vector<int64_t>{-2147483648, 2147483647}));
