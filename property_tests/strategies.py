@@ -79,6 +79,50 @@ def colex_coordinate(index: int, extents: Sequence[int]) -> list[int]:
     return coord
 
 
+def collapse(coord: IntTuple, shape: IntTuple) -> int:
+    """The integer standing for ``coord`` within ``shape``: its colexicographic index."""
+    if isinstance(shape, int):
+        assert isinstance(coord, int)
+        return coord
+    index, weight = 0, 1
+    for c, s in zip(coord, shape, strict=True):
+        index += collapse(c, s) * weight
+        weight *= shape_size(s)
+    return index
+
+
+def single_collapses(coord: IntTuple, shape: IntTuple) -> list[IntTuple]:
+    """``coord`` with one tuple-shaped sub-coordinate below the root replaced by its integer.
+
+    One form per tuple-shaped node of ``shape`` other than the root (whose integer is the
+    flat index): each mixes integer and tuple positions as a caller may.
+    """
+    if isinstance(shape, int):
+        return []
+    forms: list[IntTuple] = []
+    for k, (c, s) in enumerate(zip(coord, shape, strict=True)):
+        if isinstance(s, int):
+            continue
+        for replacement in [collapse(c, s), *single_collapses(c, s)]:
+            forms.append((*coord[:k], replacement, *coord[k + 1 :]))
+    return forms
+
+
+@st.composite
+def mixed_coordinates(draw: st.DrawFn, coord: IntTuple, shape: IntTuple) -> IntTuple:
+    """``coord`` with any set of its tuple-shaped sub-coordinates below the root collapsed."""
+
+    def build(c: IntTuple, s: IntTuple) -> IntTuple:
+        if isinstance(s, int):
+            return c
+        return tuple(
+            collapse(x, y) if not isinstance(y, int) and draw(st.booleans()) else build(x, y)
+            for x, y in zip(c, s, strict=True)
+        )
+
+    return build(coord, shape)
+
+
 def evaluate_extended(layout: sw.Layout, i: int) -> int:
     """``layout`` at flat index ``i`` with the last coalesced mode unbounded (CuTe's extension)."""
     modes = sw.coalesce(layout).leaf_modes
@@ -214,6 +258,26 @@ def pow2_layouts(draw: st.DrawFn) -> sw.Layout:
     n = len(flatten(shape))
     strides = draw(st.lists(st.sampled_from([0, 1, 2, 4, 8, 16]), min_size=n, max_size=n))
     return sw.Layout(shape, unflatten(strides, shape))
+
+
+# Slice parts as Python accepts them: None, small and negative bounds, and integers
+# far beyond int64 (which clamp, as Python's slice.indices does).
+HUGE_INTEGERS = st.sampled_from([2**63 - 1, 2**63, 2**64, 2**70, -(2**63), -(2**63) - 1, -(2**70)])
+
+
+def slice_bounds() -> st.SearchStrategy[int | None]:
+    """Slice start or stop: None, near the extents drawn here, negative, or huge."""
+    return st.none() | st.integers(-10, 10) | HUGE_INTEGERS | st.integers(-(2**80), 2**80)
+
+
+def slice_steps() -> st.SearchStrategy[int | None]:
+    """A positive slice step (or None): small, or huge enough to select one element."""
+    return (
+        st.none()
+        | st.integers(1, 7)
+        | HUGE_INTEGERS.filter(lambda n: n > 0)
+        | st.integers(1, 2**80)
+    )
 
 
 def coordinates(layout: sw.Layout) -> st.SearchStrategy[int]:
