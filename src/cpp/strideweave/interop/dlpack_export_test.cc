@@ -136,9 +136,8 @@ TEST(interop_movement__dlpack_export_produces_version_1_0_or_the_legacy_structur
   std::vector<Value> values{int64_t{-2147483648}, int64_t{7}, int64_t{2147483647}};
   auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, values, false);
   auto t = Tensor::make(c, Layout(T(2), T(1)), 1);
-  DropCounter counter;
-  const int64_t before = live_dlpack_exports();
-  ExportedTensor e = export_dlpack(*t, ExportRequest{}, counter.keepalive());
+  CountingOwner counter;
+  ExportedTensor e = export_dlpack(*t, ExportRequest{}, counter.owner());
   ASSERT_NE(e.legacy, nullptr);
   ASSERT_EQ(e.versioned, nullptr);
   const dlpack::DLTensor& dl = e.legacy->dl_tensor;
@@ -151,10 +150,10 @@ TEST(interop_movement__dlpack_export_produces_version_1_0_or_the_legacy_structur
   EXPECT_EQ(dl.dtype.code, dlpack::kDLInt);
   EXPECT_EQ(dl.dtype.bits, 32);
   EXPECT_EQ(dl.dtype.lanes, 1);
-  EXPECT_EQ(live_dlpack_exports(), before + 1);
+  EXPECT_EQ(counter.live(), 1);
   e.legacy->deleter(e.legacy);
-  EXPECT_EQ(counter.drops, 1);
-  EXPECT_EQ(live_dlpack_exports(), before);
+  EXPECT_EQ(counter.releases, 1);
+  EXPECT_EQ(counter.live(), 0);
 }
 
 TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
@@ -163,16 +162,15 @@ TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
   std::vector<Value> values{int64_t{-2147483648}, int64_t{2147483647}};
   auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, values);
   auto t = Tensor::make(c, Layout(T(2)), 0);
-  DropCounter counter;
-  ExportedTensor e =
-      export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.keepalive());
+  CountingOwner counter;
+  ExportedTensor e = export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.owner());
   const dlpack::DLTensor& dl = e.versioned->dl_tensor;
   int32_t read[2];
   std::memcpy(read, static_cast<const std::byte*>(dl.data) + dl.byte_offset, sizeof read);
   EXPECT_EQ(read[0], std::numeric_limits<int32_t>::min());
   EXPECT_EQ(read[1], std::numeric_limits<int32_t>::max());
   e.versioned->deleter(e.versioned);
-  EXPECT_EQ(counter.drops, 1);
+  EXPECT_EQ(counter.releases, 1);
 }
 
 }  // namespace

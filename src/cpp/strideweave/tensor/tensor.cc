@@ -1,7 +1,7 @@
 #include "strideweave/tensor/tensor.h"
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "strideweave/util/error.h"

@@ -186,6 +186,8 @@ TEST(core_tensor_representation__numpy_reads_a_tensor_through_the_array_protocol
   }
   EXPECT_EQ(c->version(), 0u);
   EXPECT_EQ(flags->version(), 0u);
+}
+
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
