@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "describe.h"
 #include "int_convert.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
@@ -59,7 +60,7 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
         py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyDict_Type))(value);
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
-    throw TypeError("dlpack_info() of " + cls + " returned " + py::repr(value).cast<std::string>() +
+    throw TypeError("dlpack_info() of " + cls + " returned " + object_repr(value) +
                     ", which is not convertible to a dict");
   }
   const py::dict d = converted;
@@ -80,8 +81,8 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
     return py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
   };
   const auto out_of_range = [&](const char* key, const py::int_& value, const char* range) {
-    return ValueError("dlpack_info() of " + cls + " returned " + key + " " +
-                      py::repr(value).cast<std::string>() + ", which is not " + range);
+    return ValueError("dlpack_info() of " + cls + " returned " + key + " " + object_repr(value) +
+                      ", which is not " + range);
   };
   const py::int_ pointer = integer("pointer");
   if (!pointer) throw py::error_already_set();
@@ -151,7 +152,7 @@ std::optional<std::vector<Value>> optional_values(const py::object& values) {
 
 DType require_dtype(const py::handle& dtype, const char* carrier) {
   if (!py::isinstance<DType>(dtype)) {
-    throw TypeError(std::string(carrier) + ": dtype " + py::repr(dtype).cast<std::string>() +
+    throw TypeError(std::string(carrier) + ": dtype " + object_repr(dtype) +
                     " is not a strideweave dtype");
   }
   return dtype.cast<DType>();
@@ -199,7 +200,7 @@ const CarrierClass& descriptor_for_type(py::handle type) {
     }
   }
   if (parent == nullptr) {
-    throw TypeError(py::repr(type).cast<std::string>() + " is not a Carrier class");
+    throw TypeError(object_repr(type) + " is not a Carrier class");
   }
   auto descriptor =
       std::make_unique<CarrierClass>(type.attr("__qualname__").cast<std::string>(), parent);

@@ -1,16 +1,14 @@
 #include "int_convert.h"
 
 #include <limits>
+#include <string>
 
+#include "describe.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
 
 namespace strideweave::bindings {
-
-std::string describe_object(py::handle obj) {
-  return py::repr(obj).cast<std::string>() + " (" + Py_TYPE(obj.ptr())->tp_name + ")";
-}
 
 ClampedInt to_clamped_int(py::handle obj, std::string_view what) {
   if (!PyIndex_Check(obj.ptr())) {
@@ -37,7 +35,7 @@ int64_t to_int64(py::handle obj, std::string_view what) {
   }
   const ClampedInt clamped = to_clamped_int(obj, what);
   if (clamped.overflow != 0) {
-    throw ValueError(std::string(what) + " " + py::repr(obj).cast<std::string>() +
+    throw ValueError(std::string(what) + " " + object_repr(obj) +
                      " does not fit a signed 64-bit integer");
   }
   return clamped.value;

@@ -4,13 +4,9 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
-#include <string>
 #include <string_view>
 
 namespace strideweave::bindings {
-
-// `repr(obj) (type name)`, how messages name an offending object.
-std::string describe_object(pybind11::handle obj);
 
 // A Python integer's value clamped to int64: overflow is -1 when the integer
 // is below INT64_MIN (value INT64_MIN), +1 above INT64_MAX (value INT64_MAX).

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "describe.h"
 #include "int_convert.h"
 #include "strideweave/util/error.h"
 
@@ -35,7 +36,7 @@ IntTuple convert(py::handle obj, std::string_view what, int depth) {
   }
   const ClampedInt value = to_clamped_int(obj, what);
   if (value.overflow != 0) {
-    throw ValueError(std::string(what) + " value " + py::repr(obj).cast<std::string>() +
+    throw ValueError(std::string(what) + " value " + object_repr(obj) +
                      " does not fit a signed 64-bit integer");
   }
   return IntTuple(value.value);

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "describe.h"
 #include "int_convert.h"
 #include "int_tuple_convert.h"
 #include "strideweave/layout/algebra.h"
@@ -24,8 +25,7 @@ Tiler to_tiler(py::handle obj, const char* what) {
   Tiler tiler;
   for (py::handle e : obj) {
     if (!py::isinstance<Layout>(e)) {
-      throw TypeError(std::string(what) + " tiler element " + py::repr(e).cast<std::string>() +
-                      " is not a Layout");
+      throw TypeError(std::string(what) + " tiler element " + object_repr(e) + " is not a Layout");
     }
     tiler.push_back(e.cast<Layout>());
   }
@@ -99,7 +99,7 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
             const auto rank = static_cast<int64_t>(l.rank());
             const int64_t position = index.value < 0 ? index.value + rank : index.value;
             if (index.overflow != 0 || position < 0 || position >= rank) {
-              throw IndexError("Layout mode index " + py::repr(i).cast<std::string>() +
+              throw IndexError("Layout mode index " + object_repr(i) +
                                " is out of range for rank " + std::to_string(rank));
             }
             return l.mode(static_cast<std::size_t>(position));

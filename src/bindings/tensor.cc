@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "describe.h"
 #include "int_convert.h"
 #include "int_tuple_convert.h"
 #include "strideweave/carrier/carrier.h"
@@ -65,7 +66,7 @@ py::object tolist(const Tensor& t) {
 std::optional<DType> optional_dtype(const py::object& dtype) {
   if (dtype.is_none()) return std::nullopt;
   if (!py::isinstance<DType>(dtype)) {
-    throw TypeError("dtype " + py::repr(dtype).cast<std::string>() + " is not a strideweave dtype");
+    throw TypeError("dtype " + object_repr(dtype) + " is not a strideweave dtype");
   }
   return dtype.cast<DType>();
 }
@@ -156,13 +157,11 @@ IndexItem to_index_item(py::handle item) {
     return out;
   }
   if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
-    throw TypeError("tensor index " + py::repr(item).cast<std::string>() +
-                    " is not an integer or a slice");
+    throw TypeError("tensor index " + object_repr(item) + " is not an integer or a slice");
   }
   const ClampedInt index = to_clamped_int(item, "tensor index");
   if (index.overflow != 0) {
-    throw IndexError("index " + py::repr(item).cast<std::string>() +
-                     " is out of range for every mode");
+    throw IndexError("index " + object_repr(item) + " is out of range for every mode");
   }
   return index.value;
 }
@@ -178,12 +177,10 @@ spec/core-tensor-representation.
 )doc")
       .def(py::init([](py::handle carrier, py::handle layout, py::handle offset) {
              if (!py::isinstance<Carrier>(carrier)) {
-               throw TypeError("Tensor carrier " + py::repr(carrier).cast<std::string>() +
-                               " is not a Carrier");
+               throw TypeError("Tensor carrier " + object_repr(carrier) + " is not a Carrier");
              }
              if (!py::isinstance<Layout>(layout)) {
-               throw TypeError("Tensor layout " + py::repr(layout).cast<std::string>() +
-                               " is not a Layout");
+               throw TypeError("Tensor layout " + object_repr(layout) + " is not a Layout");
              }
              auto shared = carrier.cast<std::shared_ptr<Carrier>>();
              shared->carrier_class();  // resolve a Python subclass's descriptor with the GIL
@@ -195,14 +192,13 @@ spec/core-tensor-representation.
           "from_planes",
           [](py::handle dtype, py::handle planes) {
             if (!py::isinstance<DType>(dtype)) {
-              throw TypeError("from_planes dtype " + py::repr(dtype).cast<std::string>() +
+              throw TypeError("from_planes dtype " + object_repr(dtype) +
                               " is not a strideweave dtype");
             }
             std::vector<std::shared_ptr<Tensor>> converted;
             for (py::handle p : planes) {
               if (!py::isinstance<Tensor>(p)) {
-                throw TypeError("from_planes plane " + py::repr(p).cast<std::string>() +
-                                " is not a Tensor");
+                throw TypeError("from_planes plane " + object_repr(p) + " is not a Tensor");
               }
               converted.push_back(p.cast<std::shared_ptr<Tensor>>());
             }

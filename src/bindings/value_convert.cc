@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "describe.h"
 #include "int_convert.h"
 #include "strideweave/util/error.h"
 
@@ -10,10 +11,6 @@ namespace py = pybind11;
 namespace strideweave::bindings {
 
 namespace {
-
-std::string type_name(py::handle obj) {
-  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
-}
 
 Scalar to_scalar(py::handle obj) {
   if (PyTuple_Check(obj.ptr())) {  // not converted, not even its repr: it may nest arbitrarily
@@ -24,7 +21,7 @@ Scalar to_scalar(py::handle obj) {
   if (const bool* b = std::get_if<bool>(&v)) return *b;
   if (const int64_t* i = std::get_if<int64_t>(&v)) return *i;
   if (const double* d = std::get_if<double>(&v)) return *d;
-  throw TypeError("record field " + py::repr(obj).cast<std::string>() + " is not a scalar");
+  throw TypeError("record field " + object_repr(obj) + " is not a scalar");
 }
 
 }  // namespace
@@ -39,8 +36,7 @@ Value to_value(py::handle obj) {
   if (PyIndex_Check(obj.ptr())) {
     const ClampedInt value = to_clamped_int(obj, "value");
     if (value.overflow != 0) {
-      throw ValueError("value " + py::repr(obj).cast<std::string>() +
-                       " does not fit a signed 64-bit integer");
+      throw ValueError("value " + object_repr(obj) + " does not fit a signed 64-bit integer");
     }
     return value.value;
   }
@@ -49,7 +45,7 @@ Value to_value(py::handle obj) {
     if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
     return d;
   }
-  throw TypeError("value " + py::repr(obj).cast<std::string>() + " (" + type_name(obj) +
+  throw TypeError("value " + object_repr(obj) + " (" + type_name(obj) +
                   ") is not a bool, an integer, a float or a record tuple");
 }
 
