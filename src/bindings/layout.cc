@@ -4,6 +4,7 @@
 #include <string>
 
 #include "int_tuple_convert.h"
+#include "self_arg.h"
 #include "strideweave/layout/algebra.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/util/error.h"
@@ -88,8 +89,8 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
           [](const Layout& l, int64_t index) { return from_int_tuple(l.idx2crd(index)); },
           py::arg("index"))
       .def("mode", &Layout::mode, py::arg("i"))
-      .def("is_injective", &Layout::is_injective)
-      .def("__repr__", &Layout::to_string)
+      .def("is_injective", &Layout::is_injective, self_not_none)
+      .def("__repr__", &Layout::to_string, self_not_none)
       .def(py::pickle(
           [](const Layout& l) {
             return py::make_tuple(from_int_tuple(l.shape()), from_int_tuple(l.stride()));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "int_tuple_convert.h"
+#include "self_arg.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/tensor/factories.h"
 #include "strideweave/tensor/tensor.h"
@@ -157,7 +158,7 @@ spec/core-tensor-representation.
       .def_property_readonly("is_multi_subtensor", &Tensor::is_multi_subtensor)
       .def_property_readonly("planes", [](const Tensor& t) { return t.planes(); })
       .def("tolist", &tolist)
-      .def("is_mutable", &Tensor::is_mutable)
+      .def("is_mutable", &Tensor::is_mutable, self_not_none)
       .def("relayout", &Tensor::relayout, py::arg("layout"), py::arg("offset") = 0)
       .def(
           "broadcast_to",
