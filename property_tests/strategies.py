@@ -79,6 +79,50 @@ def colex_coordinate(index: int, extents: Sequence[int]) -> list[int]:
     return coord
 
 
+def collapse(coord: IntTuple, shape: IntTuple) -> int:
+    """The integer standing for ``coord`` within ``shape``: its colexicographic index."""
+    if isinstance(shape, int):
+        assert isinstance(coord, int)
+        return coord
+    index, weight = 0, 1
+    for c, s in zip(coord, shape, strict=True):
+        index += collapse(c, s) * weight
+        weight *= shape_size(s)
+    return index
+
+
+def single_collapses(coord: IntTuple, shape: IntTuple) -> list[IntTuple]:
+    """``coord`` with one tuple-shaped sub-coordinate below the root replaced by its integer.
+
+    One form per tuple-shaped node of ``shape`` other than the root (whose integer is the
+    flat index): each mixes integer and tuple positions as a caller may.
+    """
+    if isinstance(shape, int):
+        return []
+    forms: list[IntTuple] = []
+    for k, (c, s) in enumerate(zip(coord, shape, strict=True)):
+        if isinstance(s, int):
+            continue
+        for replacement in [collapse(c, s), *single_collapses(c, s)]:
+            forms.append((*coord[:k], replacement, *coord[k + 1 :]))
+    return forms
+
+
+@st.composite
+def mixed_coordinates(draw: st.DrawFn, coord: IntTuple, shape: IntTuple) -> IntTuple:
+    """``coord`` with any set of its tuple-shaped sub-coordinates below the root collapsed."""
+
+    def build(c: IntTuple, s: IntTuple) -> IntTuple:
+        if isinstance(s, int):
+            return c
+        return tuple(
+            collapse(x, y) if not isinstance(y, int) and draw(st.booleans()) else build(x, y)
+            for x, y in zip(c, s, strict=True)
+        )
+
+    return build(coord, shape)
+
+
 def evaluate_extended(layout: sw.Layout, i: int) -> int:
     """``layout`` at flat index ``i`` with the last coalesced mode unbounded (CuTe's extension)."""
     modes = sw.coalesce(layout).leaf_modes

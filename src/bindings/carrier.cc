@@ -7,10 +7,12 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
+#include "int_convert.h"
 #include "self_arg.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
@@ -68,11 +70,40 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
     }
     return d[key];
   };
-  const py::object pointer = get("pointer");
-  const py::object device_type = get("device_type");
-  const py::object device_id = get("device_id");
-  return DLPackInfo{py::cast<uint64_t>(pointer), py::cast<int32_t>(device_type),
-                    py::cast<int32_t>(device_id)};
+  // Each value is an integer (bools refused: TypeError) within its field's
+  // range (ValueError); both errors name the class, the key and the value.
+  const auto integer = [&](const char* key) {
+    const py::object value = get(key);
+    if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+      throw TypeError("dlpack_info() of " + cls + " returned " + key + " " +
+                      describe_object(value) + ", which is not an integer");
+    }
+    return py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  };
+  const auto out_of_range = [&](const char* key, const py::int_& value, const char* range) {
+    return ValueError("dlpack_info() of " + cls + " returned " + key + " " +
+                      py::repr(value).cast<std::string>() + ", which is not " + range);
+  };
+  const py::int_ pointer = integer("pointer");
+  if (!pointer) throw py::error_already_set();
+  const unsigned long long address = PyLong_AsUnsignedLongLong(pointer.ptr());
+  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw out_of_range("pointer", pointer, "an address from 0 to 2**64 - 1");
+  }
+  const auto device_field = [&](const char* key) {
+    const py::int_ value = integer(key);
+    if (!value) throw py::error_already_set();
+    const ClampedInt v = to_clamped_int(value, key);
+    if (v.overflow != 0 || v.value < std::numeric_limits<int32_t>::min() ||
+        v.value > std::numeric_limits<int32_t>::max()) {
+      throw out_of_range(key, value, "a signed 32-bit integer");
+    }
+    return static_cast<int32_t>(v.value);
+  };
+  const int32_t device_type = device_field("device_type");
+  const int32_t device_id = device_field("device_id");
+  return DLPackInfo{static_cast<uint64_t>(address), device_type, device_id};
 }
 
 // The trampoline every Python subclass of a built-in carrier instantiates.
@@ -127,6 +158,12 @@ DType require_dtype(const py::handle& dtype, const char* carrier) {
   return dtype.cast<DType>();
 }
 
+// The slot count n of a carrier constructor: None or an integer in int64.
+std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
+  if (n.is_none()) return std::nullopt;
+  return to_int64(n, std::string(carrier) + ": slot count n");
+}
+
 // Binds one built-in carrier class with its constructor.
 template <class C>
 py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_& m,
@@ -134,13 +171,14 @@ py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_&
                                                                     const char* doc) {
   py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> cls(m, name, doc);
   cls.def(py::init(
-              [name](py::handle dtype, std::optional<int64_t> n, py::object values, bool mutable_) {
-                return std::make_unique<C>(require_dtype(dtype, name), n, optional_values(values),
-                                           mutable_);
+              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
+                return std::make_unique<C>(require_dtype(dtype, name), slot_count(n, name),
+                                           optional_values(values), mutable_);
               },
-              [name](py::handle dtype, std::optional<int64_t> n, py::object values, bool mutable_) {
-                return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name), n,
-                                                      optional_values(values), mutable_);
+              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
+                return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name),
+                                                      slot_count(n, name), optional_values(values),
+                                                      mutable_);
               }),
           py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(),
           py::arg("values") = py::none(), py::arg("mutable") = true);

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "int_convert.h"
 #include "int_tuple_convert.h"
 #include "self_arg.h"
 #include "strideweave/layout/algebra.h"
@@ -88,7 +89,23 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
           "idx2crd",
           [](const Layout& l, int64_t index) { return from_int_tuple(l.idx2crd(index)); },
           py::arg("index"))
-      .def("mode", &Layout::mode, py::arg("i"))
+      .def(
+          "mode",
+          [](const Layout& l, py::handle i) {
+            // Python's sequence indexing: a negative index counts from the end.
+            if (PyBool_Check(i.ptr())) {
+              throw TypeError("Layout mode index " + describe_object(i) + " is a bool");
+            }
+            const ClampedInt index = to_clamped_int(i, "Layout mode index");
+            const auto rank = static_cast<int64_t>(l.rank());
+            const int64_t position = index.value < 0 ? index.value + rank : index.value;
+            if (index.overflow != 0 || position < 0 || position >= rank) {
+              throw IndexError("Layout mode index " + py::repr(i).cast<std::string>() +
+                               " is out of range for rank " + std::to_string(rank));
+            }
+            return l.mode(static_cast<std::size_t>(position));
+          },
+          py::arg("i"))
       .def("is_injective", &Layout::is_injective, self_not_none)
       .def("__repr__", &Layout::to_string, self_not_none)
       .def(py::pickle(

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "int_convert.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -15,6 +16,10 @@ std::string type_name(py::handle obj) {
 }
 
 Scalar to_scalar(py::handle obj) {
+  if (PyTuple_Check(obj.ptr())) {  // not converted, not even its repr: it may nest arbitrarily
+    throw TypeError("record field of type " + std::string(Py_TYPE(obj.ptr())->tp_name) +
+                    " is not a scalar");
+  }
   const Value v = to_value(obj);
   if (const bool* b = std::get_if<bool>(&v)) return *b;
   if (const int64_t* i = std::get_if<int64_t>(&v)) return *i;
@@ -32,15 +37,12 @@ Value to_value(py::handle obj) {
     return r;
   }
   if (PyIndex_Check(obj.ptr())) {
-    const py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
-    if (!as_int) throw py::error_already_set();
-    int overflow = 0;
-    const long long value = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
-    if (overflow != 0) {
+    const ClampedInt value = to_clamped_int(obj, "value");
+    if (value.overflow != 0) {
       throw ValueError("value " + py::repr(obj).cast<std::string>() +
                        " does not fit a signed 64-bit integer");
     }
-    return static_cast<int64_t>(value);
+    return value.value;
   }
   if (PyFloat_Check(obj.ptr()) || py::hasattr(obj, "__float__")) {
     const double d = PyFloat_AsDouble(obj.ptr());

@@ -1,5 +1,6 @@
 #include "strideweave/carrier/generic.h"
 
+#include "strideweave/util/allocation.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -13,7 +14,8 @@ Generic::Generic(DType dtype, std::optional<int64_t> n, std::optional<std::vecto
                  bool mutable_)
     : Carrier(std::move(dtype), mutable_) {
   const int64_t count = initial_slot_count("Generic", n, values);
-  elements_.reserve(static_cast<std::size_t>(count));
+  allocating("Generic", count, "slots",
+             [&] { elements_.reserve(static_cast<std::size_t>(count)); });
   if (values) {
     for (const Value& v : *values) elements_.push_back(coerce(this->dtype(), v));
   } else {
@@ -31,7 +33,8 @@ void Generic::do_write(int64_t slot, const Value& coerced) {
 }
 
 void Generic::do_allocate(int64_t n) {
-  elements_.assign(static_cast<std::size_t>(n), zero_of(dtype()));
+  allocating("Generic", n, "slots",
+             [&] { elements_.assign(static_cast<std::size_t>(n), zero_of(dtype())); });
 }
 
 void Generic::do_release() {
