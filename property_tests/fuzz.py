@@ -374,11 +374,23 @@ class Case:
         return function(self.receiver, *self.args, **self.kwargs)
 
 
-def _cases(entry: str) -> st.SearchStrategy[Case]:
+class Receiver:
+    """An object whose properties are read; its repr is the object's reproducer."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return S.describe(self.value)
+
+
+@st.composite
+def _cases(draw: st.DrawFn, entry: str) -> Case:
+    """A call of ``entry``; composite, so a failure report shows the Case's reproducer."""
     target = ENTRY_POINTS[entry]
-    arguments = st.one_of(target.plausible, arbitrary_args(target.keywords))
-    receivers = st.none() if target.receivers is None else st.one_of(target.receivers, ANY)
-    return st.builds(lambda r, a: Case(entry, r, *a), receivers, arguments)
+    receiver = None if target.receivers is None else draw(st.one_of(target.receivers, ANY))
+    call_args, kwargs = draw(st.one_of(target.plausible, arbitrary_args(target.keywords)))
+    return Case(entry, receiver, call_args, kwargs)
 
 
 def _record(path: pathlib.Path, text: str) -> None:
@@ -407,8 +419,9 @@ def run_target(name: str, repro: pathlib.Path) -> None:
         names = property_names(class_name)
 
         @fuzz_settings
-        @given(PROPERTY_READERS[class_name])
-        def read_properties(receiver: object) -> None:
+        @given(PROPERTY_READERS[class_name].map(Receiver))
+        def read_properties(wrapped: Receiver) -> None:
+            receiver = wrapped.value
             for prop in names:
                 _record(repro, f"{S.describe(receiver)}.{prop}")
                 try:
