@@ -140,13 +140,18 @@ TENSORS = st.one_of(
 TOKENS = CARRIERS.map(lambda c: c.version_token())
 CARRIER_CLASSES = st.sampled_from([sw.CPU.carrier_class, sw.Generic.carrier_class])
 
-VERSION_PAIRS = st.one_of(
-    st.tuples(S.FUZZ_INTS, S.FUZZ_INTS),
-    st.lists(S.FUZZ_INTS, min_size=0, max_size=3),
-    S.hostile_objects(),
-    st.none(),
-    ANY,
-)
+# (major, minor) and (device_type, device_id): pairs, wrong lengths, and lists that an
+# item's __index__ mutates while the binding reads them.
+VERSION_PAIRS = st.sampled_from(
+    [
+        st.tuples(S.FUZZ_INTS, S.FUZZ_INTS),
+        st.lists(S.FUZZ_INTS, min_size=0, max_size=3),
+        S.mutating_lists(),
+        S.hostile_objects(),
+        st.none(),
+        ANY,
+    ]
+).flatmap(lambda kind: kind)  # each kind alike (st.one_of would weigh its branches' branches)
 SLICES = st.builds(
     slice, st.one_of(st.none(), INTS), st.one_of(st.none(), INTS), st.one_of(st.none(), INTS)
 )
@@ -281,7 +286,7 @@ ENTRY_POINTS: dict[str, Target] = {
     "Tensor.__dlpack__": Target(
         (T, V, B, N),
         args(stream=ANY, max_version=VERSION_PAIRS, dl_device=VERSION_PAIRS, copy=ANY),
-        TENSORS,
+        st.one_of(S.cpu_tensors(), TENSORS),
         ("stream", "max_version", "dl_device", "copy"),
     ),
     "Tensor.__dlpack_device__": Target((T, B, N), receivers=TENSORS),
@@ -388,8 +393,14 @@ class Receiver:
 def _cases(draw: st.DrawFn, entry: str) -> Case:
     """A call of ``entry``; composite, so a failure report shows the Case's reproducer."""
     target = ENTRY_POINTS[entry]
-    receiver = None if target.receivers is None else draw(st.one_of(target.receivers, ANY))
-    call_args, kwargs = draw(st.one_of(target.plausible, arbitrary_args(target.keywords)))
+    receiver = None
+    if target.receivers is not None:
+        # Three calls in four on an object of the entry point's class, the rest on anything.
+        receiver = draw(target.receivers if draw(st.integers(0, 3)) else ANY)
+    # Three in four with plausible arguments, the rest with arbitrary ones.
+    plausible = draw(st.integers(0, 3))
+    arguments = target.plausible if plausible else arbitrary_args(target.keywords)
+    call_args, kwargs = draw(arguments)
     return Case(entry, receiver, call_args, kwargs)
 
 

@@ -593,31 +593,46 @@ def _numpy_arrays() -> st.SearchStrategy[object]:
 
 
 @st.composite
-def _mutating_lists(draw: st.DrawFn) -> list:
-    """A list holding a MutatingIndex that mutates that very list, among other items."""
-    hostile = MutatingIndex(draw(st.sampled_from(["clear", "grow", "replace"])))
-    items: list = draw(st.lists(st.integers(0, 3), max_size=3))
-    items.insert(draw(st.integers(0, len(items))), hostile)
+def mutating_lists(draw: st.DrawFn) -> list:
+    """A list whose first item is a MutatingIndex that mutates that very list.
+
+    One or two items, and ``clear`` half the time: a binding that reads the length,
+    converts the first item and then reads the second reads past the end.
+    """
+    hostile = MutatingIndex(draw(st.sampled_from(["clear", "grow", "clear", "replace"])))
+    items: list = [hostile, *draw(st.lists(st.integers(0, 3), max_size=1))]
     hostile.owner = items
     return items
 
 
+def _one_branch(strategy: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    """``strategy`` as one branch of any one_of that includes it.
+
+    st.one_of flattens nested one_ofs and picks among all their branches alike, so a
+    one_of of five kinds of value next to one other strategy would draw that other
+    strategy a sixth of the time; a mapped strategy is not flattened.
+    """
+    return strategy.map(lambda value: value)
+
+
 def hostile_objects() -> st.SearchStrategy[object]:
     """Objects whose protocols raise, lie or mutate their container."""
-    return st.one_of(
-        st.builds(RaisingIndex),
-        st.builds(WrongIndex),
-        FUZZ_INTS.map(IndexOf),
-        _mutating_lists(),
-        st.builds(
-            HostileSequence,
-            st.sampled_from(
-                ["raising_len", "lying_len", "huge_len", "raising_iter", "raising_getitem"]
+    return _one_branch(
+        st.one_of(
+            st.builds(RaisingIndex),
+            st.builds(WrongIndex),
+            FUZZ_INTS.map(IndexOf),
+            mutating_lists(),
+            st.builds(
+                HostileSequence,
+                st.sampled_from(
+                    ["raising_len", "lying_len", "huge_len", "raising_iter", "raising_getitem"]
+                ),
+                st.lists(FUZZ_INTS, max_size=3),
             ),
-            st.lists(FUZZ_INTS, max_size=3),
-        ),
-        st.builds(HostileScalar),
-        st.builds(RaisingToList),
+            st.builds(HostileScalar),
+            st.builds(RaisingToList),
+        )
     )
 
 
@@ -691,10 +706,12 @@ def fuzz_strideweave_objects() -> st.SearchStrategy[object]:
 
 def fuzz_values() -> st.SearchStrategy[object]:
     """Anything a caller can pass: scalars, trees, NumPy values, hostile and strideweave objects."""
-    return st.one_of(
-        fuzz_scalars(),
-        hostile_objects(),
-        fuzz_trees(fuzz_scalars()),
-        _numpy_arrays(),
-        fuzz_strideweave_objects(),
+    return _one_branch(
+        st.one_of(
+            fuzz_scalars(),
+            hostile_objects(),
+            fuzz_trees(fuzz_scalars()),
+            _numpy_arrays(),
+            fuzz_strideweave_objects(),
+        )
     )
