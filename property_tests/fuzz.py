@@ -4,16 +4,17 @@ and the only exception types it may raise.
 ``ENTRY_POINTS`` maps each entry point ("zeros", "Layout.__init__", "Tensor.__getitem__",
 ...) to a ``Target``: the exception types the specs allow it (besides ``HostileError``,
 which the hostile arguments raise themselves and which must propagate), the objects it is
-called on (for methods), and its plausible arguments. Every call draws either plausible
-arguments (the right structure, hostile leaves) or arbitrary ones (any values, any
-keywords). ``public_entry_points()`` enumerates the package, so
+called on (for methods), and its plausible arguments. A call draws, three times in four,
+a receiver of the method's class and plausible arguments (the right structure, hostile
+leaves), and otherwise anything (any values, any keywords); properties are read on every
+receiver of their class. ``public_entry_points()`` enumerates the package, so
 ``test_fuzz.py::test_every_public_name_has_a_fuzz_target`` fails when a name lands
 without a target here.
 
-Run one target in this process (what ``test_fuzz.py`` does in a subprocess, so a crash
-is a failure naming the target and the last input written to REPRO_FILE):
+Run targets in this process (what ``test_fuzz.py`` does in a subprocess, so a crash is
+a failure naming the target and its last call, left in REPORT_DIR; see ``main``):
 
-    python -m property_tests.fuzz TARGET REPRO_FILE
+    python -m property_tests.fuzz REPORT_DIR TARGET...
 
 The number of examples comes from the hypothesis profile (HYPOTHESIS_PROFILE: ``ci``
 by default, ``thorough`` for long local runs).
