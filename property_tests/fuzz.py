@@ -270,8 +270,9 @@ ENTRY_POINTS: dict[str, Target] = {
         keywords=("dtype", "n", "values", "mutable"),
     ),
     # core-tensor-representation
+    # A released carrier is RuntimeError (core-tensor-representation).
     "Tensor.__init__": Target(
-        (T, V), args(st.one_of(CARRIERS, ANY), LAYOUTS, INTS), keywords=("offset",)
+        (T, V, R), args(st.one_of(CARRIERS, ANY), LAYOUTS, INTS), keywords=("offset",)
     ),
     "Tensor.from_planes": Target(
         (T, V), args(DTYPES, st.lists(st.one_of(TENSORS, ANY), max_size=3))
