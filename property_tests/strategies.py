@@ -260,6 +260,26 @@ def pow2_layouts(draw: st.DrawFn) -> sw.Layout:
     return sw.Layout(shape, unflatten(strides, shape))
 
 
+# Slice parts as Python accepts them: None, small and negative bounds, and integers
+# far beyond int64 (which clamp, as Python's slice.indices does).
+HUGE_INTEGERS = st.sampled_from([2**63 - 1, 2**63, 2**64, 2**70, -(2**63), -(2**63) - 1, -(2**70)])
+
+
+def slice_bounds() -> st.SearchStrategy[int | None]:
+    """Slice start or stop: None, near the extents drawn here, negative, or huge."""
+    return st.none() | st.integers(-10, 10) | HUGE_INTEGERS | st.integers(-(2**80), 2**80)
+
+
+def slice_steps() -> st.SearchStrategy[int | None]:
+    """A positive slice step (or None): small, or huge enough to select one element."""
+    return (
+        st.none()
+        | st.integers(1, 7)
+        | HUGE_INTEGERS.filter(lambda n: n > 0)
+        | st.integers(1, 2**80)
+    )
+
+
 def coordinates(layout: sw.Layout) -> st.SearchStrategy[int]:
     """Flat indices of ``layout`` (requires size > 0)."""
     return st.integers(0, layout.size - 1)

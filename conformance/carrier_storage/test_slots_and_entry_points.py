@@ -207,3 +207,16 @@ def test_reject_a_slot_count_that_is_not_an_int64(cls, n, error):
     with pytest.raises(error) as info:
         cls(sw.Int32, n)
     assert "slot count n" in str(info.value) and repr(n) in str(info.value)
+
+
+@pytest.mark.spec(f"{ENTRY}#3")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_a_deeply_nested_value_is_refused_without_recursing(cls):
+    """A record field that is itself a tuple, however deep, is a TypeError, not a crash."""
+    value = 1
+    for _ in range(30_000):
+        value = (value,)
+    with pytest.raises(TypeError, match="not a scalar"):
+        cls(sw.compound(x=sw.Int32), values=[value])
+    with pytest.raises(TypeError, match="not a scalar"):
+        cls(sw.Int32, 1).write(0, value)

@@ -175,14 +175,14 @@ def test_a_list_mutated_by_an_item_index_is_read_from_a_copy():
 
     values[:] = [Clearing(), 1, 2]
     assert sw.tensor(values).tolist() == [7, 1, 2]
-    shape = [Clearing(), 2]
-    shape[0] = Clearing()
-    layout_values = [Clearing(), 2]
+    shape = [0, 2]
 
     class ClearingShape:
         def __index__(self):
-            layout_values.clear()
+            shape.clear()
             return 3
 
-    layout_values[0] = ClearingShape()
-    assert sw.Layout(layout_values).shape == (3, 2)
+    shape[0] = ClearingShape()
+    assert sw.Layout(shape).shape == (3, 2)
+    shape[:] = [ClearingShape(), [ClearingShape(), 2]]
+    assert sw.zeros(shape).shape == (3, (3, 2))

@@ -55,7 +55,8 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n) const {
                              &rounded)) {
     throw too_big();
   }
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, static_cast<std::size_t>(rounded)));
+  auto* p =
+      static_cast<std::byte*>(std::aligned_alloc(kAlignment, static_cast<std::size_t>(rounded)));
   if (p == nullptr) {
     throw MemoryError("CPU: cannot allocate " + std::to_string(rounded) + " bytes for " +
                       std::to_string(n) + " slots of " + dtype().name());
