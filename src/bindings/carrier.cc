@@ -14,6 +14,7 @@
 
 #include "describe.h"
 #include "int_convert.h"
+#include "self_arg.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
@@ -223,7 +224,7 @@ void bind_carriers(py::module_& m) {
 
   py::class_<VersionToken>(m, "VersionToken", "A snapshot of (carrier identity, version).")
       .def_property_readonly("version", &VersionToken::version)
-      .def("is_current", &VersionToken::is_current)
+      .def("is_current", &VersionToken::is_current, self_not_none)
       .def("__eq__",
            [](const VersionToken& a, py::handle b) {
              return py::isinstance<VersionToken>(b) && a == b.cast<const VersionToken&>();
@@ -244,7 +245,7 @@ void bind_carriers(py::module_& m) {
           py::return_value_policy::reference)
       .def_property_readonly("dtype", &Carrier::dtype)
       .def_property_readonly("slots", &Carrier::slots)
-      .def("__len__", &Carrier::slots)
+      .def("__len__", &Carrier::slots, self_not_none)
       .def_property_readonly("version", &Carrier::version)
       .def_property_readonly("is_released", &Carrier::is_released)
       .def_property_readonly("owner", &Carrier::owner)
@@ -262,9 +263,9 @@ void bind_carriers(py::module_& m) {
              return out;
            })
       .def("allocate", &Carrier::allocate, py::arg("n"))
-      .def("version_token", &Carrier::version_token)
-      .def("release", &Carrier::release)
-      .def("is_mutable", &Carrier::is_mutable)
+      .def("version_token", &Carrier::version_token, self_not_none)
+      .def("release", &Carrier::release, self_not_none)
+      .def("is_mutable", &Carrier::is_mutable, self_not_none)
       .def(
           "take_ownership",
           [](Carrier& owner, Carrier& carrier) {
@@ -276,7 +277,7 @@ void bind_carriers(py::module_& m) {
           },
           py::arg("carrier"))
       .def("relinquish", &Carrier::relinquish, py::arg("carrier"))
-      .def("new_like", &Carrier::new_like)
+      .def("new_like", &Carrier::new_like, self_not_none)
       .def("dlpack_info", [](const Carrier& c) { return info_to_dict(c.dlpack_info()); })
       .def("__repr__", [](const Carrier& c) {
         return "<" + c.label() + " " + c.dtype().name() + " slots=" + std::to_string(c.slots()) +

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "describe.h"
+#include "self_arg.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/util/error.h"
 #include "value_semantics.h"
@@ -63,7 +64,7 @@ void bind_dtype(py::module_& m) {
                                }
                                return out;
                              })
-      .def("__repr__", &DType::name);
+      .def("__repr__", &DType::name, self_not_none);
 
   m.attr("Bool") = DType::Bool();
   m.attr("Int32") = DType::Int32();

@@ -6,6 +6,7 @@
 #include "describe.h"
 #include "int_convert.h"
 #include "int_tuple_convert.h"
+#include "self_arg.h"
 #include "strideweave/layout/algebra.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/util/error.h"
@@ -105,8 +106,8 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
             return l.mode(static_cast<std::size_t>(position));
           },
           py::arg("i"))
-      .def("is_injective", &Layout::is_injective)
-      .def("__repr__", &Layout::to_string)
+      .def("is_injective", &Layout::is_injective, self_not_none)
+      .def("__repr__", &Layout::to_string, self_not_none)
       .def(py::pickle(
           [](const Layout& l) {
             return py::make_tuple(from_int_tuple(l.shape()), from_int_tuple(l.stride()));

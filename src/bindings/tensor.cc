@@ -11,6 +11,7 @@
 #include "describe.h"
 #include "int_convert.h"
 #include "int_tuple_convert.h"
+#include "self_arg.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/tensor/factories.h"
 #include "strideweave/tensor/format.h"
@@ -214,7 +215,7 @@ spec/core-tensor-representation.
       .def_property_readonly("is_multi_subtensor", &Tensor::is_multi_subtensor)
       .def_property_readonly("planes", [](const Tensor& t) { return t.planes(); })
       .def("tolist", &tolist)
-      .def("is_mutable", &Tensor::is_mutable)
+      .def("is_mutable", &Tensor::is_mutable, self_not_none)
       .def("relayout", &Tensor::relayout, py::arg("layout"), py::arg("offset") = 0)
       .def(
           "broadcast_to",
