@@ -11,9 +11,8 @@ It fails unless
 * the package's ``__all__`` lists exactly the capability modules' public names (the
   literal list type checkers read cannot drift from the modules).
 
-The copy holds what the conformance harness reads (``pyproject.toml``, ``spec/``, the
-Python tests, and the C++ test sources it scans for citations) and no ``src/python``,
-so nothing in it can shadow the installed package.
+The copy holds what the conformance harness reads (``pyproject.toml``, ``spec/`` and the
+Python tests) and no ``src/``, so nothing in it can shadow the installed package.
 """
 
 from __future__ import annotations
@@ -25,7 +24,7 @@ import shutil
 import sys
 import sysconfig
 
-COPIED = ("pyproject.toml", "spec", "conformance", "property_tests", "src/cpp")
+COPIED = ("pyproject.toml", "spec", "conformance", "property_tests")
 IGNORED = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache")
 
 
@@ -69,7 +68,7 @@ def copy_tree(source: pathlib.Path, destination: pathlib.Path) -> None:
         else:
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
-    if (destination / "src" / "python").exists() or (destination / "strideweave").exists():
+    if (destination / "src").exists() or (destination / "strideweave").exists():
         fail(f"{destination} holds a copy of the Python package")
     print(f"wheel_tree: tests copied to {destination}")
 

@@ -153,6 +153,7 @@ VERSION_PAIRS = st.sampled_from(
         ANY,
     ]
 ).flatmap(lambda kind: kind)  # each kind alike (st.one_of would weigh its branches' branches)
+NUMPY_DTYPES = st.sampled_from(["float32", "int32", "float64", "bool", "int8", "complex64"])
 SLICES = st.builds(
     slice, st.one_of(st.none(), INTS), st.one_of(st.none(), INTS), st.one_of(st.none(), INTS)
 )
@@ -186,6 +187,9 @@ class Target:
     plausible: st.SearchStrategy[tuple[tuple, dict]] = field(default_factory=lambda: args())
     receivers: st.SearchStrategy[Any] | None = None
     keywords: tuple[str, ...] = ()
+    # Methods written in Python (strideweave/tensors.py) fail on a receiver of another
+    # type as any Python function does (AttributeError): they get receivers only.
+    foreign_receivers: bool = True
 
 
 # The exception types, abbreviated to keep the table readable.
@@ -292,6 +296,20 @@ ENTRY_POINTS: dict[str, Target] = {
         ("stream", "max_version", "dl_device", "copy"),
     ),
     "Tensor.__dlpack_device__": Target((T, B, N), receivers=TENSORS),
+    # NumPy's protocol and the sequence protocol (core-tensor-representation).
+    "Tensor.__array__": Target(
+        (T, V, R),
+        args(dtype=st.one_of(st.none(), NUMPY_DTYPES, ANY), copy=st.one_of(st.none(), ANY)),
+        TENSORS,
+        ("dtype", "copy"),
+        foreign_receivers=False,
+    ),
+    "Tensor._read_encoded_into": Target(
+        (T, V, R, B), args(st.one_of(S.writable_buffers(), ANY)), TENSORS
+    ),
+    "Tensor.__len__": Target((T,), receivers=TENSORS),
+    "Tensor.__iter__": Target((T, N), receivers=TENSORS, foreign_receivers=False),
+    "Tensor.__bool__": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
     "tensor": Target((T, V, M), args(st.one_of(TREES, ANY), DTYPES), keywords=("dtype",)),
     "zeros": Target((T, V, M), args(TREES, DTYPES), keywords=("dtype",)),
     "full": Target((T, V, M), args(TREES, ANY, DTYPES), keywords=("dtype",)),
@@ -398,7 +416,8 @@ def _cases(draw: st.DrawFn, entry: str) -> Case:
     receiver = None
     if target.receivers is not None:
         # Three calls in four on an object of the entry point's class, the rest on anything.
-        receiver = draw(target.receivers if draw(st.integers(0, 3)) else ANY)
+        foreign = target.foreign_receivers and not draw(st.integers(0, 3))
+        receiver = draw(ANY if foreign else target.receivers)
     # Three in four with plausible arguments, the rest with arbitrary ones.
     plausible = draw(st.integers(0, 3))
     arguments = target.plausible if plausible else arbitrary_args(target.keywords)

@@ -612,6 +612,15 @@ def _numpy_arrays() -> st.SearchStrategy[object]:
     )
 
 
+def writable_buffers() -> st.SearchStrategy[object]:
+    """Buffers to copy into: byte arrays of any small size, NumPy arrays, read-only bytes."""
+    return st.one_of(
+        st.integers(0, 64).map(bytearray),
+        _numpy_arrays(),
+        st.binary(max_size=16),
+    )
+
+
 @st.composite
 def mutating_lists(draw: st.DrawFn) -> list:
     """A list whose first item is a MutatingIndex that mutates that very list.

@@ -233,7 +233,7 @@ spec/core-tensor-representation.
              }
              return t.index(items);
            })
-      .def("__len__", &Tensor::length)
+      .def("__len__", &Tensor::length, self_not_none)
       .def("__repr__", &format_tensor)
       .def("_read_encoded_into", &read_encoded_into, py::arg("buffer"),
            "Writes the values in flat order, natively encoded, into a contiguous buffer.");
