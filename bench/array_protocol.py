@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from benchlib import median_us, ratio_table, write_result
+from benchlib import paired_median_us, ratio_table, write_result
 
 import strideweave as sw
 
@@ -75,8 +75,7 @@ def measure(repeat: int, number: int) -> list[dict]:
     for case, operation, t, a, weight in cases():
         ours, anchor = pair(operation, t, a)
         calls = max(1, number * weight // 100)
-        ours_us = median_us(ours, repeat, calls)
-        anchor_us = median_us(anchor, repeat, calls)
+        ours_us, anchor_us = paired_median_us(ours, anchor, repeat, calls)
         rows.append(
             {
                 "case": case,

@@ -1,7 +1,9 @@
 """What every benchmark in bench/ shares: the timing rule, the ratio table and the JSON.
 
-Timing: a warm-up, then the median over ``repeat`` runs of ``number`` calls. Ratios are
-StrideWeave / anchor (1.0 = as fast as the anchor). Nothing here asserts a time.
+Timing: a warm-up, then the median over ``repeat`` runs of ``number`` calls. A
+StrideWeave call and its anchor are timed in alternating runs, so load on the machine
+that drifts during a benchmark weighs on both sides alike. Ratios are StrideWeave /
+anchor (1.0 = as fast as the anchor). Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -22,6 +24,19 @@ def median_us(call: Callable[[], object], repeat: int, number: int) -> float:
     timeit.repeat(call, repeat=2, number=max(1, number // 10))
     runs = timeit.repeat(call, repeat=repeat, number=number)
     return statistics.median(runs) / number * 1e6
+
+
+def paired_median_us(
+    ours: Callable[[], object], anchor: Callable[[], object], repeat: int, number: int
+) -> tuple[float, float]:
+    """Median microseconds per call of ``ours`` and of ``anchor``, timed in alternating runs."""
+    for call in (ours, anchor):
+        timeit.repeat(call, repeat=2, number=max(1, number // 10))
+    runs: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeat):
+        for times, call in zip(runs, (ours, anchor), strict=True):
+            times.append(timeit.timeit(call, number=number))
+    return tuple(statistics.median(times) / number * 1e6 for times in runs)  # type: ignore[return-value]
 
 
 def calls_for(call: Callable[[], object], seconds: float = 0.02) -> int:

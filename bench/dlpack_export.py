@@ -11,7 +11,8 @@ For each shape, one run times four pairs of calls, StrideWeave first, anchor sec
 
 Anchors use the same strides as the StrideWeave layout (column-major), so both sides
 describe the same buffer. Every timed call also drops its result, so freeing the capsule
-or array is included. Figures are the median over ``--repeat`` runs of ``--number`` calls,
+or array is included. Figures are the median over ``--repeat`` runs of ``--number`` calls
+(StrideWeave and anchor in alternating runs, see benchlib),
 after a warm-up; ratios are StrideWeave / anchor (1.0 = as fast as the anchor). Nothing
 here asserts a time.
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from benchlib import median_us, ratio_table, write_result
+from benchlib import paired_median_us, ratio_table, write_result
 
 import strideweave as sw
 
@@ -88,8 +89,7 @@ def measure(repeat: int, number: int) -> list[dict]:
     rows = []
     for name, layout in cases():
         for operation, (ours, anchor) in calls(*operands(layout)).items():
-            ours_us = median_us(ours, repeat, number)
-            anchor_us = median_us(anchor, repeat, number)
+            ours_us, anchor_us = paired_median_us(ours, anchor, repeat, number)
             rows.append(
                 {
                     "case": name,

@@ -34,7 +34,7 @@ constexpr const char* kDlpackOperation = "DLPack export (__dlpack__)";
 // Converts max_version / dl_device: a tuple or list of two integers (the
 // caller handles None). A list is read from a tuple snapshot: an element's
 // __index__ may run code that changes the list while it is read.
-std::optional<IntPair> to_pair(PyObject* obj, const char* what) {
+std::optional<IntPair> to_pair(PyObject* obj, std::string_view what) {
   py::object snapshot;
   if (PyList_Check(obj)) {
     snapshot = py::reinterpret_steal<py::object>(PyList_AsTuple(obj));

@@ -11,12 +11,12 @@ namespace py = pybind11;
 namespace strideweave::bindings {
 
 ClampedInt to_clamped_int(py::handle obj, std::string_view what) {
-  if (!PyIndex_Check(obj.ptr())) {
-    throw TypeError(std::string(what) + " " + describe_object(obj) + " is not an integer");
-  }
   py::object as_int;  // only for integer-likes that are not exact ints
   PyObject* value = obj.ptr();
   if (!PyLong_CheckExact(value)) {
+    if (!PyIndex_Check(value)) {
+      throw TypeError(std::string(what) + " " + describe_object(obj) + " is not an integer");
+    }
     as_int = py::reinterpret_steal<py::object>(PyNumber_Index(value));
     if (!as_int) throw py::error_already_set();
     value = as_int.ptr();
