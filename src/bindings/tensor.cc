@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer_convert.h"
 #include "int_tuple_convert.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/tensor/factories.h"
@@ -33,8 +34,16 @@ py::object nest(const std::vector<Value>& values, const std::vector<int64_t>& ex
 }
 
 py::object tolist(const Tensor& t) {
-  const std::vector<Value> values = t.values();
   const IntTuple& shape = t.shape();
+  if (!t.is_multi_subtensor() && t.dtype().is_scalar() && t.dtype().itemsize()) {
+    const Layout nested_order = compact_row_major(shape);
+    std::vector<std::byte> items(static_cast<std::size_t>(nested_order.size()) *
+                                 *t.dtype().itemsize());
+    t.read_into(items, nested_order);
+    return nest_items(t.dtype(), items.data(),
+                      shape.is_leaf() ? std::vector<int64_t>{shape.value()} : shape.leaves());
+  }
+  const std::vector<Value> values = t.values();
   if (shape.is_leaf()) {
     py::list out;
     for (const Value& v : values) out.append(from_value(v));

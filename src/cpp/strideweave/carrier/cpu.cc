@@ -72,6 +72,26 @@ void CPU::do_write(int64_t slot, const Value& coerced) {
   encode(dtype(), coerced, buffer_.get() + static_cast<std::size_t>(slot) * itemsize_);
 }
 
+void CPU::do_read_range(int64_t first, int64_t count, std::byte* out) const {
+  std::memcpy(out, buffer_.get() + static_cast<std::size_t>(first) * itemsize_,
+              static_cast<std::size_t>(count) * itemsize_);
+}
+
+void CPU::do_write_range(int64_t first, int64_t count, const std::byte* in) {
+  std::memcpy(buffer_.get() + static_cast<std::size_t>(first) * itemsize_, in,
+              static_cast<std::size_t>(count) * itemsize_);
+}
+
+void CPU::do_read_values(int64_t first, int64_t count, Value* out) const {
+  const std::byte* src = buffer_.get() + static_cast<std::size_t>(first) * itemsize_;
+  for (int64_t i = 0; i < count; ++i) out[i] = decode(dtype(), src + i * itemsize_);
+}
+
+void CPU::do_write_values(int64_t first, int64_t count, const Value* coerced) {
+  std::byte* dst = buffer_.get() + static_cast<std::size_t>(first) * itemsize_;
+  for (int64_t i = 0; i < count; ++i) encode(dtype(), coerced[i], dst + i * itemsize_);
+}
+
 void CPU::do_allocate(int64_t n) {
   buffer_ = allocate_buffer(n);
   published_ = buffer_.get();

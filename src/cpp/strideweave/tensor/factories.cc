@@ -4,6 +4,7 @@
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/layout/layout.h"
+#include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -46,26 +47,15 @@ std::shared_ptr<Tensor> tensor_from_values(const IntTuple& shape, const std::vec
                      " elements but " + std::to_string(values.size()) + " values were given");
   }
   const DType resolved = dtype ? *dtype : infer_dtype(values);
-  // Nested lists enumerate the first leaf outermost; the compact layout puts
-  // the first leaf fastest, so reverse the mixed radix.
-  const std::vector<int64_t> extents = shape.leaves();
-  std::vector<Value> slots(values.size(), zero_of(resolved));
+  auto carrier = std::make_shared<CPU>(resolved, layout.size());
+  // Nested lists enumerate the first leaf outermost: encode them in that
+  // order, then let the kernel lay them out column-major.
+  const std::size_t itemsize = carrier->itemsize();
+  std::vector<std::byte> nested(values.size() * itemsize);
   for (std::size_t n = 0; n < values.size(); ++n) {
-    int64_t rest = static_cast<int64_t>(n);
-    std::vector<int64_t> coord(extents.size(), 0);
-    for (std::size_t k = extents.size(); k-- > 0;) {
-      coord[k] = rest % extents[k];
-      rest /= extents[k];
-    }
-    int64_t slot = 0;
-    int64_t weight = 1;
-    for (std::size_t k = 0; k < extents.size(); ++k) {
-      slot += coord[k] * weight;
-      weight *= extents[k];
-    }
-    slots[static_cast<std::size_t>(slot)] = values[n];
+    encode(resolved, coerce(resolved, values[n]), nested.data() + n * itemsize);
   }
-  auto carrier = std::make_shared<CPU>(resolved, std::nullopt, std::move(slots));
+  copy_strided(nested.data(), compact_row_major(shape), 0, carrier->data(), layout, 0, itemsize);
   return Tensor::make(std::move(carrier), layout, 0);
 }
 
@@ -74,8 +64,12 @@ std::shared_ptr<Tensor> full(const IntTuple& shape, const Value& value,
   const Layout layout = compact_col_major(shape);
   const DType resolved = dtype ? *dtype : infer_dtype({value});
   const Value coerced = coerce(resolved, value);
-  auto carrier = std::make_shared<CPU>(
-      resolved, std::nullopt, std::vector<Value>(static_cast<std::size_t>(layout.size()), coerced));
+  auto carrier = std::make_shared<CPU>(resolved, layout.size());
+  std::vector<std::byte> item(carrier->itemsize());
+  encode(resolved, coerced, item.data());
+  const std::vector<int64_t> zeros(shape.leaf_count(), 0);
+  copy_strided(item.data(), Layout(shape, unflatten(zeros, shape)), 0, carrier->data(), layout, 0,
+               carrier->itemsize());
   return Tensor::make(std::move(carrier), layout, 0);
 }
 
