@@ -79,6 +79,17 @@ void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extent
 }
 
 std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
+  if (py::isinstance<Tensor>(values)) {
+    // The copy tolist() would make, without the lists: one strided copy. An
+    // empty tensor keeps the list path, whose nesting and inference decide
+    // its shape and dtype.
+    const auto& source = values.cast<const Tensor&>();
+    const std::optional<DType> requested = optional_dtype(dtype);
+    if (!source.is_multi_subtensor() && source.dtype().is_concrete() &&
+        shape_size(source.shape()) > 0 && (!requested || *requested == source.dtype())) {
+      return tensor_from_tensor(source);
+    }
+  }
   if (py::hasattr(values, "tolist") && !PyList_Check(values.ptr()))
     values = values.attr("tolist")();
   // The shape comes from the first element at each depth; read_nested then

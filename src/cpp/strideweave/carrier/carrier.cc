@@ -78,7 +78,9 @@ void Carrier::require_slot_locked(int64_t slot) const {
 }
 
 void Carrier::require_range_locked(int64_t first, int64_t count) const {
-  if (count < 0) throw ValueError("slot count " + std::to_string(count) + " is negative");
+  if (count < 0) {
+    throw ValueError("range count " + std::to_string(count) + " is negative for " + label());
+  }
   if (first < 0 || first > slots_ || count > slots_ - first) {
     throw IndexError("slots [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
                      std::to_string(count) + ") are out of range for " + label() + " with " +
