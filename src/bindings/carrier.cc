@@ -151,6 +151,10 @@ py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_&
 py::object read_range(const Carrier& c, int64_t first, int64_t count, py::object out) {
   const DType& dtype = c.dtype();
   if (!out.is_none()) {
+    if (!dtype.itemsize()) {
+      throw TypeError("read_range out on " + c.label() + ": its dtype " + dtype.name() +
+                      " has no native encoding; read a list");
+    }
     const NativeBuffer buffer(out, dtype, true, "read_range out");
     c.read_range(first, count, buffer.bytes());
     return out;

@@ -61,9 +61,9 @@ std::shared_ptr<Tensor> tensor_from_values(const IntTuple& shape, const std::vec
 
 std::shared_ptr<Tensor> tensor_from_tensor(const Tensor& source) {
   const std::vector<int64_t> extents = source.shape().leaves();
-  const IntTuple shape = extents.size() == 1
-                             ? IntTuple(extents.front())
-                             : IntTuple::tuple(std::vector<IntTuple>(extents.begin(), extents.end()));
+  const IntTuple shape =
+      extents.size() == 1 ? IntTuple(extents.front())
+                          : IntTuple::tuple(std::vector<IntTuple>(extents.begin(), extents.end()));
   const Layout layout = compact_col_major(shape);
   auto carrier = std::make_shared<CPU>(source.dtype(), layout.size());
   source.read_into({carrier->data(), static_cast<std::size_t>(layout.size()) * carrier->itemsize()},
