@@ -4,6 +4,7 @@
 
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,9 @@
 #include "int_tuple_convert.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/tensor/factories.h"
+#include "strideweave/tensor/format.h"
 #include "strideweave/tensor/tensor.h"
+#include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 #include "value_convert.h"
 
@@ -107,6 +110,29 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   return tensor_from_values(shape, flat, optional_dtype(dtype));
 }
 
+// Writes Tensor::read_encoded's bytes into `buffer`, any writable contiguous
+// buffer of exactly that size (NumPy allocates it: np.empty(..., order="F")).
+// The copy runs without the GIL; the buffer export keeps the memory in place.
+void read_encoded_into(const Tensor& t, py::handle buffer) {
+  const std::optional<std::size_t> itemsize = t.dtype().itemsize();
+  if (!itemsize) {
+    throw TypeError("the abstract dtype " + t.dtype().name() + " has no encoding");
+  }
+  const int64_t bytes = checked_mul(shape_size(t.shape()), static_cast<int64_t>(*itemsize),
+                                    "the tensor's encoded size");
+  Py_buffer view;
+  if (PyObject_GetBuffer(buffer.ptr(), &view, PyBUF_WRITABLE | PyBUF_ANY_CONTIGUOUS) != 0) {
+    throw py::error_already_set();
+  }
+  const std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> held(&view, &PyBuffer_Release);
+  if (static_cast<int64_t>(view.len) != bytes) {
+    throw ValueError("_read_encoded_into: the buffer holds " + std::to_string(view.len) +
+                     " bytes; the tensor's encoded values need " + std::to_string(bytes));
+  }
+  const py::gil_scoped_release unlocked;
+  t.read_encoded(static_cast<std::byte*>(view.buf));
+}
+
 IndexItem to_index_item(py::handle item) {
   if (PySlice_Check(item.ptr())) {
     const py::slice s = py::reinterpret_borrow<py::slice>(item);
@@ -195,15 +221,10 @@ spec/core-tensor-representation.
              }
              return t.index(items);
            })
-      .def("__repr__", [](const Tensor& t) {
-        if (t.is_multi_subtensor()) {
-          return "Tensor(" + t.dtype().name() + ", shape=" + t.shape().to_string() + ", " +
-                 std::to_string(t.planes().size()) + " planes)";
-        }
-        const Subtensor& s = t.subtensor("repr");
-        return "Tensor(" + t.dtype().name() + ", " + s.layout.to_string() + " + " +
-               std::to_string(s.offset) + " on " + s.carrier->label() + ")";
-      });
+      .def("__len__", &Tensor::length)
+      .def("__repr__", &format_tensor)
+      .def("_read_encoded_into", &read_encoded_into, py::arg("buffer"),
+           "Writes the values in flat order, natively encoded, into a contiguous buffer.");
 
   m.def("tensor", &tensor_factory, py::arg("values"), py::arg("dtype") = py::none(),
         "A Tensor copying nested sequences (or anything with tolist()) into a new CPU carrier.");

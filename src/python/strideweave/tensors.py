@@ -2,8 +2,133 @@
 
 The factories copy into fresh CPU storage. There is deliberately no
 ``from_dlpack``: DLPack is export-only (interop-movement).
+
+This module also gives Tensor the sequence and NumPy protocols users expect at
+the prompt: ``iter(t)`` over the first mode, ``bool(t)`` as NumPy decides it,
+and ``__array__`` for ``np.asarray(t)``: a zero-copy view through DLPack export
+where export is allowed, otherwise a copy read through the carriers in bulk.
+NumPy is imported only when ``__array__`` runs (NumPy itself calls it).
 """
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
 
 from strideweave._core import Tensor, arange, full, tensor, zeros
 
 __all__ = ["Tensor", "arange", "full", "tensor", "zeros"]
+
+_NUMPY_SCALARS = {"Bool": "bool", "Int32": "int32", "Float32": "float32", "Floating": "float64"}
+
+
+def _numpy_dtype(np: Any, dtype: Any) -> Any:
+    """The NumPy dtype holding values of a strideweave dtype: packed records for
+    a compound dtype, float64 for Floating and object for Any."""
+    if dtype.is_compound:
+        return np.dtype([(name, _numpy_dtype(np, field)) for name, field in dtype.fields])
+    return np.dtype(_NUMPY_SCALARS.get(dtype.name, "object"))
+
+
+def _leaf_shape(t: Tensor) -> tuple[int, ...]:
+    """The extents of the leaf modes: the shape of the NumPy array."""
+    base = t.planes[0] if t.is_multi_subtensor else t
+    return tuple(extent for extent, _ in base.layout.leaf_modes)
+
+
+def _exported(np: Any, t: Tensor) -> tuple[Any, str]:
+    """The zero-copy array over t's carrier (read-only exactly when the export
+    is), or None and the reason no view exists. Export itself refuses (with
+    BufferError) every dtype but Float32 and Int32 and every carrier that does
+    not opt in; this runs on every np.asarray(t), so it checks nothing twice."""
+    if t.is_multi_subtensor:
+        return None, f"a multi-subtensor tensor of dtype {t.dtype.name} has no single buffer"
+    try:
+        device = t.__dlpack_device__()
+        if device != (1, 0):
+            return None, f"the carrier's DLPack device {device} is not the host (1, 0)"
+        return np.from_dlpack(t), ""
+    except BufferError as refusal:
+        return None, str(refusal)
+
+
+def _copied(np: Any, t: Tensor) -> Any:
+    """A new writable array of t's values in its leaf shape (Fortran order,
+    the flat colexicographic order of the tensor's values)."""
+    logical = t.dtype
+    dtype = _numpy_dtype(np, logical)
+    shape = _leaf_shape(t)
+    if logical.is_abstract:  # Generic values of an abstract dtype have no encoding
+        return np.array(t.tolist(), dtype=dtype).reshape(shape)
+    out = np.empty(shape, dtype=dtype, order="F")
+    t._read_encoded_into(out)
+    return out
+
+
+@functools.cache
+def _numpy() -> Any:
+    """NumPy, imported on first use: it is not a dependency of strideweave."""
+    import numpy
+
+    return numpy
+
+
+def _array(self: Tensor, dtype: object = None, copy: bool | None = None) -> Any:
+    """NumPy 2's ``__array__``: ``np.asarray(t)`` and ``np.array(t)``.
+
+    copy=None views the carrier through DLPack export where export is allowed
+    and copies otherwise; copy=True always copies; copy=False raises ValueError
+    where no zero-copy view exists. dtype converts, copying where needed.
+    """
+    np = _numpy()
+    if copy is not True:
+        view, reason = _exported(np, self)
+        if view is not None:
+            if dtype is None:
+                return view
+            target = np.dtype(dtype)
+            if target == view.dtype:
+                return view
+            if copy is False:
+                raise ValueError(
+                    f"__array__(copy=False): converting {self.dtype.name} to {target} needs a copy"
+                )
+            return view.astype(target)
+        if copy is False:
+            raise ValueError(f"__array__(copy=False): no zero-copy view exists: {reason}")
+    values = _copied(np, self)
+    return values if dtype is None else values.astype(dtype, copy=False)
+
+
+def _iterate(self: Tensor) -> Iterator[Tensor]:
+    """Views of the first mode's items in order: t[0], t[1], ... (0-d tensors
+    for a rank-1 tensor), as iterating a PyTorch tensor yields."""
+    if self.shape == ():
+        raise TypeError("iteration over a 0-d tensor")
+    if self.is_multi_subtensor:
+        raise NotImplementedError(
+            "iteration is not implemented for a multi-subtensor tensor of dtype " + self.dtype.name
+        )
+    return map(self.__getitem__, range(len(self)))
+
+
+def _truth(self: Tensor) -> bool:
+    """The truth of a one-element tensor's value; ValueError otherwise, as NumPy."""
+    size = 1
+    for extent in _leaf_shape(self):
+        size *= extent
+    if size != 1:
+        raise ValueError(
+            f"the truth value of a tensor with {size} elements is ambiguous; "
+            "use t.tolist() or compare its values"
+        )
+    value = self.tolist()
+    while isinstance(value, list):
+        value = value[0]
+    return bool(value)
+
+
+Tensor.__array__ = _array  # type: ignore[method-assign]
+Tensor.__iter__ = _iterate  # type: ignore[method-assign]
+Tensor.__bool__ = _truth  # type: ignore[method-assign]

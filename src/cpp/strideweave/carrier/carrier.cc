@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -106,6 +107,22 @@ Value Carrier::read(int64_t slot) const {
 
 void Carrier::write(int64_t slot, const Value& value) { write_via(WritePath{}, slot, value); }
 
+void Carrier::gather(const Layout& layout, int64_t offset, std::byte* dst) const {
+  if (!dtype_.itemsize()) {
+    throw TypeError("gather on " + label() + ": the abstract dtype " + dtype_.name() +
+                    " has no encoding");
+  }
+  read_locked("gather", [&](const SlotReader& reader) {
+    if (layout.size() == 0) return;
+    if (offset < 0 || offset > slots_ || layout.cosize() > slots_ - offset) {
+      throw IndexError("gather window [" + std::to_string(offset) + ", " + std::to_string(offset) +
+                       " + " + std::to_string(layout.cosize()) + ") exceeds the " +
+                       std::to_string(slots_) + " slots of " + label());
+    }
+    reader.gather(layout, offset, dst, compact_col_major(layout.shape()));
+  });
+}
+
 void Carrier::write_via(const WritePath& path, int64_t slot, const Value& value) {
   std::lock_guard lock(mu_);
   require_writable_locked("write", path);
@@ -187,6 +204,23 @@ void SlotReader::read_range(int64_t first, int64_t count, std::byte* out) const 
   carrier_.require_itemsize("read");
   carrier_.require_range_locked(first, count);
   carrier_.do_read_range(first, count, out);
+}
+
+void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
+                        const Layout& out_layout) const {
+  const std::size_t itemsize = carrier_.require_itemsize("read");
+  if (const std::byte* storage = host()) {
+    copy_strided(storage, layout, offset, out, out_layout, 0, itemsize);
+    return;
+  }
+  const RunPlan plan(layout, offset);
+  std::vector<std::byte> image(static_cast<std::size_t>(plan.size()) * itemsize);
+  std::byte* cursor = image.data();
+  plan.for_each_run([&](int64_t first, int64_t count) {
+    read_range(first, count, cursor);
+    cursor += static_cast<std::size_t>(count) * itemsize;
+  });
+  copy_strided(image.data(), plan.image_layout(), 0, out, out_layout, 0, itemsize);
 }
 
 void SlotReader::read_values(int64_t first, int64_t count, Value* out) const {

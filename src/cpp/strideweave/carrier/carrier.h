@@ -34,6 +34,7 @@
 #include "strideweave/carrier/carrier_class.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/dtype/value.h"
+#include "strideweave/layout/layout.h"
 
 namespace strideweave {
 
@@ -103,6 +104,15 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // The value in `slot`. Throws RuntimeError when released, IndexError naming
   // the slot and the capacity when out of range.
   Value read(int64_t slot) const;
+
+  // Copies the values in slots offset + layout(i), for i in [0, size) in flat
+  // order, into `dst`, each encoded as encode() does (itemsize bytes, packed).
+  // The carrier's mutex is taken once for the whole copy, which goes through
+  // the span walker (SlotReader::gather); no version changes.
+  // Throws TypeError naming the dtype when it is abstract (no encoding),
+  // RuntimeError naming the carrier when released, and IndexError naming the
+  // window and the slots when a layout of non-zero size leaves the slots.
+  void gather(const Layout& layout, int64_t offset, std::byte* dst) const;
 
   // Stores `value` converted to dtype() in `slot` and increments the version.
   // Throws RuntimeError when not publicly mutable, IndexError for a slot out
@@ -287,6 +297,15 @@ class SlotReader {
 
   // The values of slots [first, first + count) into `out`; every dtype.
   void read_values(int64_t first, int64_t count, Value* out) const;
+
+  // The span walker's read: the item of slot offset + layout(i) into item
+  // out_layout(i) of `out`, for every flat index i. Host storage is copied by
+  // the strided kernel; other storage is read one range call per run (a
+  // broadcast's stored slots once) and then arranged by the kernel. Throws
+  // TypeError for a dtype without an item size, ValueError when the leaf
+  // extents of the layouts differ. Pre: the window lies within the slots and
+  // `out` holds out_layout's cosize items.
+  void gather(const Layout& layout, int64_t offset, std::byte* out, const Layout& out_layout) const;
 
  private:
   friend class Carrier;

@@ -165,5 +165,40 @@ TEST(carrier_storage__every_carrier_class_has_an_exact_runtime_class_descriptor,
   EXPECT_FALSE(CPU::static_class().is_subclass_of(Generic::static_class()));
 }
 
+// gather: the bulk read behind copies (core-tensor-representation, __array__).
+TEST(core_tensor_representation__numpy_reads_a_tensor_through_the_array_protocol,
+     clause7__gather_reads_a_window_under_one_call) {
+  std::vector<Value> values;
+  for (int64_t i = 0; i < 20; ++i) values.emplace_back(static_cast<double>(i) + 0.5);
+  const Layout holes(IntTuple::tuple({2, 3, 2}), IntTuple::tuple({1, 4, 0}));
+  for (std::shared_ptr<Carrier> c :
+       {std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Float32(), std::nullopt, values)),
+        std::shared_ptr<Carrier>(
+            std::make_shared<Generic>(DType::Float32(), std::nullopt, values))}) {
+    std::vector<float> out(static_cast<std::size_t>(holes.size()));
+    c->gather(holes, 3, reinterpret_cast<std::byte*>(out.data()));
+    for (int64_t i = 0; i < holes.size(); ++i) {
+      EXPECT_EQ(out[static_cast<std::size_t>(i)], static_cast<float>(3 + holes(i)) + 0.5f);
+    }
+    EXPECT_EQ(c->version(), 0u);
+  }
+}
+
+TEST(core_tensor_representation__numpy_reads_a_tensor_through_the_array_protocol,
+     clause7__gather_refuses_what_it_cannot_read) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 4);
+  std::vector<int32_t> out(8);
+  auto* dst = reinterpret_cast<std::byte*>(out.data());
+  const std::string window = message_of<IndexError>([&] { c->gather(Layout(4), 1, dst); });
+  EXPECT_NE(window.find("4 slots of " + c->label()), std::string::npos) << window;
+  c->gather(Layout(0), 9, dst);  // nothing to read
+  auto any = std::make_shared<Generic>(DType::Any(), 2);
+  const std::string abstract = message_of<TypeError>([&] { any->gather(Layout(2), 0, dst); });
+  EXPECT_NE(abstract.find("Any"), std::string::npos) << abstract;
+  c->release();
+  const std::string released = message_of<RuntimeError>([&] { c->gather(Layout(1), 0, dst); });
+  EXPECT_NE(released.find(c->label()), std::string::npos) << released;
+}
+
 }  // namespace
 }  // namespace strideweave

@@ -1,5 +1,6 @@
 #include "strideweave/tensor/tensor.h"
 
+#include <cstring>
 #include <string>
 
 #include "strideweave/layout/runs.h"
@@ -138,20 +139,35 @@ void Tensor::read_into(std::span<std::byte> out, const Layout& out_layout) const
                      " items; layout " + out_layout.to_string() + " needs " +
                      std::to_string(out_layout.cosize()));
   }
-  const RunPlan plan(s.layout, s.offset);
   s.carrier->read_locked("read", [&](const SlotReader& reader) {
-    if (const std::byte* host = reader.host()) {
-      copy_strided(host, s.layout, s.offset, out.data(), out_layout, 0, *itemsize);
-      return;
-    }
-    std::vector<std::byte> image(static_cast<std::size_t>(plan.size()) * *itemsize);
-    std::byte* cursor = image.data();
-    plan.for_each_run([&](int64_t first, int64_t count) {
-      reader.read_range(first, count, cursor);
-      cursor += static_cast<std::size_t>(count) * *itemsize;
-    });
-    copy_strided(image.data(), plan.image_layout(), 0, out.data(), out_layout, 0, *itemsize);
+    reader.gather(s.layout, s.offset, out.data(), out_layout);
   });
+}
+
+void Tensor::read_encoded(std::byte* dst) const {
+  if (single_) {
+    single_->carrier->gather(single_->layout, single_->offset, dst);
+    return;
+  }
+  const std::optional<std::size_t> record_size = dtype_.itemsize();
+  const auto count = static_cast<std::size_t>(shape_size(shape()));
+  std::size_t field_offset = 0;
+  for (const auto& plane : planes_) {
+    const std::size_t field_size = *plane->dtype().itemsize();
+    std::vector<std::byte> field(count * field_size);
+    plane->read_encoded(field.data());
+    for (std::size_t i = 0; i < count; ++i) {
+      std::memcpy(dst + i * *record_size + field_offset, field.data() + i * field_size, field_size);
+    }
+    field_offset += field_size;
+  }
+}
+
+int64_t Tensor::length() const {
+  const IntTuple& s = shape();
+  if (s.is_leaf()) return s.value();
+  if (s.rank() == 0) throw TypeError("len() of a 0-d tensor");
+  return shape_size(s[0]);
 }
 
 bool Tensor::is_mutable() const {

@@ -80,6 +80,17 @@ class Tensor : public std::enable_shared_from_this<Tensor> {
   // differ from the layout's or `out` is smaller than out_layout's cosize
   // items, RuntimeError naming a released carrier.
   void read_into(std::span<std::byte> out, const Layout& out_layout) const;
+  // Writes values() in the same order into `dst`, densely encoded as encode()
+  // does: size * itemsize bytes, a multi-subtensor tensor's records packed
+  // field by field. Each carrier is read through Carrier::gather (one lock
+  // per subtensor); no version changes. Throws TypeError naming the dtype when
+  // it is abstract and RuntimeError naming a released carrier.
+  void read_encoded(std::byte* dst) const;
+
+  // The extent of the first top-level mode (the size of a tuple-shaped one):
+  // what len() reports. Throws TypeError for a rank-0 tensor (an empty tuple
+  // shape).
+  int64_t length() const;
 
   // Whether the carrier is publicly mutable now (every plane's, if planar).
   bool is_mutable() const;

@@ -5,6 +5,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/tensor/factories.h"
+#include "strideweave/tensor/format.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -112,6 +113,75 @@ TEST(Factories, InferDtype) {
   EXPECT_EQ(infer_dtype({int64_t{1}, 2.0}), DType::Float32());
   EXPECT_EQ(infer_dtype({}), DType::Float32());
   EXPECT_THROW(infer_dtype({true, int64_t{1}}), TypeError);
+}
+
+TEST(core_tensor_representation__a_tensors_text_shows_its_values_and_its_representation,
+     show_a_small_tensors_values_and_representation) {
+  auto c = iota(6);
+  const auto t = Tensor::make(c, Layout(tup({2, 3})));
+  EXPECT_EQ(format_tensor(*t), "Tensor([[0, 2, 4],\n        [1, 3, 5]], dtype=Int32, " +
+                                   std::string("layout=(2,3):(1,2), offset=0, carrier=") +
+                                   c->label() + ")");
+  EXPECT_EQ(c->version(), 0u);
+}
+
+TEST(core_tensor_representation__a_tensors_text_shows_its_values_and_its_representation,
+     clause2__values_read_as_specified) {
+  EXPECT_EQ(format_value(DType::Float32(), 0.1f), "0.1");
+  EXPECT_EQ(format_value(DType::Floating(), 0.1), "0.1");
+  EXPECT_EQ(format_value(DType::Float32(), 2.0), "2.0");
+  EXPECT_EQ(format_value(DType::Float32(), -1.0 / 0.0), "-inf");
+  EXPECT_EQ(format_value(DType::Bool(), true), "True");
+  EXPECT_EQ(format_value(DType::Int32(), int64_t{-3}), "-3");
+  const DType record = DType::compound({{"x", DType::Float32()}, {"n", DType::Int32()}});
+  EXPECT_EQ(format_value(record, Record{{0.5, int64_t{2}}}), "(0.5, 2)");
+}
+
+TEST(core_tensor_representation__a_tensors_text_shows_its_values_and_its_representation,
+     summarize_a_large_tensor) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 10000);
+  const auto t = Tensor::make(c, Layout(tup({10000, 100000000}), tup({1, 0})));
+  const std::string text = format_tensor(*t);
+  EXPECT_EQ(text.rfind("Tensor([[0, 0, 0, ..., 0, 0, 0],\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\n        ...,\n"), std::string::npos) << text;
+}
+
+TEST(core_tensor_representation__a_tensors_text_shows_its_values_and_its_representation,
+     show_a_released_carrier) {
+  auto c = iota(3);
+  const auto t = Tensor::make(c, Layout(3));
+  c->release();
+  EXPECT_EQ(format_tensor(*t), "Tensor(<released>, dtype=Int32, layout=3:1, offset=0, carrier=" +
+                                   c->label() + " (released))");
+}
+
+TEST(core_tensor_representation__len_and_iteration_follow_the_first_mode, clause1__len) {
+  auto c = iota(24);
+  EXPECT_EQ(Tensor::make(c, Layout(5))->length(), 5);
+  EXPECT_EQ(Tensor::make(c, Layout(tup({tup({2, 3}), 4})))->length(), 6);
+  const auto scalar = Tensor::make(c, Layout(tup({})), 3);
+  EXPECT_THROW(scalar->length(), TypeError);
+}
+
+TEST(core_tensor_representation__numpy_reads_a_tensor_through_the_array_protocol,
+     clause7__read_encoded_packs_values_and_records) {
+  auto c = iota(12);
+  const auto t = Tensor::make(c, Layout(tup({2, 3}), tup({1, 4})), 1);
+  std::vector<int32_t> out(6);
+  t->read_encoded(reinterpret_cast<std::byte*>(out.data()));
+  EXPECT_EQ(out, (std::vector<int32_t>{1, 2, 5, 6, 9, 10}));
+  auto flags =
+      std::make_shared<Generic>(DType::Bool(), std::nullopt, std::vector<Value>{true, false, true});
+  const DType record = DType::compound({{"n", DType::Int32()}, {"b", DType::Bool()}});
+  const auto planes = Tensor::from_planes(
+      record, {Tensor::make(c, Layout(3, 2), 1), Tensor::make(flags, Layout(3))});
+  std::vector<std::byte> packed(3 * 5);
+  planes->read_encoded(packed.data());
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(decode(record, packed.data() + 5 * i), planes->values()[i]);
+  }
+  EXPECT_EQ(c->version(), 0u);
+  EXPECT_EQ(flags->version(), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,133 @@
+"""Benchmark: ``np.asarray(t)`` / ``np.array(t, copy=True)`` and ``repr(t)`` against NumPy.
+
+Each row times one StrideWeave call and its anchor on an array of the same leaf shape
+and strides (so both sides read the same memory pattern):
+
+* ``view``: ``np.asarray(t)`` (zero-copy through DLPack export) vs ``np.asarray(x)`` for
+  a PyTorch tensor ``x`` over the same memory (another library's ``__array__``);
+* ``copy``: ``np.array(t, copy=True)`` (``Carrier::gather``) vs ``a.copy(order="K")``,
+  for a compact layout, a layout with holes (every other slot) and a Bool tensor
+  (which export refuses, so ``np.asarray`` copies);
+* ``repr``: ``repr(t)`` vs ``repr(a)`` of a summarized 1000x1000 tensor.
+
+Figures are the median over ``--repeat`` runs of ``--number`` calls after a warm-up;
+ratios are StrideWeave / anchor. Nothing here asserts a time.
+
+    python bench/array_protocol.py [--json PATH] [--repeat R] [--number N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import timeit
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import strideweave as sw
+
+DEFAULT_JSON = Path("build/bench/array_protocol.json")
+
+
+def operands(layout: sw.Layout, dtype: sw.DType) -> tuple[sw.Tensor, np.ndarray]:
+    """A tensor over a fresh CPU carrier and a NumPy array with its leaf shape and strides."""
+    t = sw.Tensor(sw.CPU(dtype, layout.cosize), layout)
+    np_dtype = np.bool_ if dtype == sw.Bool else np.float32
+    itemsize = np.dtype(np_dtype).itemsize
+    storage = np.zeros(max(layout.cosize, 1), dtype=np_dtype)
+    a = np.lib.stride_tricks.as_strided(
+        storage,
+        shape=tuple(e for e, _ in layout.leaf_modes),
+        strides=tuple(d * itemsize for _, d in layout.leaf_modes),
+    )
+    return t, a
+
+
+def cases() -> list[tuple[str, str, sw.Tensor, np.ndarray, int]]:
+    """(case, operation, tensor, anchor, relative call count) for every row."""
+    compact = operands(sw.Layout((1000, 1000)), sw.Float32)
+    holes = operands(sw.Layout((1000, 1000), (2, 2000)), sw.Float32)
+    flags = operands(sw.Layout((1000, 1000)), sw.Bool)
+    small = operands(sw.Layout((8, 8)), sw.Float32)
+    return [
+        ("Float32 8x8", "view", *small, 100),
+        ("Float32 1000x1000", "view", *compact, 100),
+        ("Float32 1000x1000", "copy", *compact, 1),
+        ("Float32 1000x1000 holes", "copy", *holes, 1),
+        ("Bool 1000x1000", "copy", *flags, 1),
+        ("Float32 1000x1000", "repr", *compact, 1),
+    ]
+
+
+def median_us(call, repeat: int, number: int) -> float:
+    timeit.repeat(call, repeat=2, number=max(1, number // 10))
+    runs = timeit.repeat(call, repeat=repeat, number=number)
+    return statistics.median(runs) / number * 1e6
+
+
+def pair(operation: str, t: sw.Tensor, a: np.ndarray) -> tuple:
+    if operation == "view":
+        x = torch.from_numpy(a)
+        return (lambda: np.asarray(t), lambda: np.asarray(x))
+    if operation == "copy":
+        return (lambda: np.array(t, copy=True), lambda: a.copy(order="K"))
+    return (lambda: repr(t), lambda: repr(a))
+
+
+def measure(repeat: int, number: int) -> list[dict]:
+    rows = []
+    for case, operation, t, a, weight in cases():
+        ours, anchor = pair(operation, t, a)
+        calls = max(1, number * weight // 100)
+        ours_us = median_us(ours, repeat, calls)
+        anchor_us = median_us(anchor, repeat, calls)
+        rows.append(
+            {
+                "case": case,
+                "operation": operation,
+                "strideweave_us": ours_us,
+                "anchor_us": anchor_us,
+                "ratio": ours_us / anchor_us,
+            }
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
+    parser.add_argument("--repeat", type=int, default=9, help="timed runs per call (median)")
+    parser.add_argument("--number", type=int, default=2000, help="calls per run for views")
+    args = parser.parse_args(argv)
+    rows = measure(args.repeat, args.number)
+    header = f"{'case':<25} {'operation':<9} {'StrideWeave us':>14} {'anchor us':>10} {'ratio':>6}"
+    print(header + "\n" + "-" * len(header))
+    for r in rows:
+        print(
+            f"{r['case']:<25} {r['operation']:<9} {r['strideweave_us']:>14.3f} "
+            f"{r['anchor_us']:>10.3f} {r['ratio']:>6.2f}"
+        )
+    result = {
+        "benchmark": "array_protocol",
+        "unit": "microseconds per call (median)",
+        "ratio": "strideweave_us / anchor_us",
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "numpy": np.__version__,
+        "torch": torch.__version__,
+        "strideweave": sw.__version__,
+        "rows": rows,
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

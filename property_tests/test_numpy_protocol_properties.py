@@ -1,0 +1,136 @@
+"""__array__, repr, len and iteration of spec/core-tensor-representation for any tensor."""
+
+import ast
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import strideweave as sw
+from property_tests import strategies as S
+
+ARRAY = "core-tensor-representation/numpy-reads-a-tensor-through-the-array-protocol"
+TEXT = "core-tensor-representation/a-tensors-text-shows-its-values-and-its-representation"
+LEN = "core-tensor-representation/len-and-iteration-follow-the-first-mode"
+
+RECORD = sw.compound(x=sw.Float32, n=sw.Int32, b=sw.Bool)
+ABSTRACT = st.sampled_from([sw.Floating, sw.Any])
+CONCRETE_OR_RECORD = S.concrete_dtypes() | st.just(RECORD)
+ANY_TENSOR = S.tensors(dtypes=CONCRETE_OR_RECORD) | S.tensors(
+    dtypes=ABSTRACT, carrier_classes=st.just(sw.Generic)
+)
+
+
+def leaf_extents(t: sw.Tensor) -> tuple[int, ...]:
+    return tuple(e for e, _ in t.layout.leaf_modes)
+
+
+def as_array(t: sw.Tensor, **kwargs) -> np.ndarray:
+    """np.asarray(t, **kwargs) with every warning an error (NumPy's copy-keyword one too)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return np.asarray(t, **kwargs)
+
+
+def exportable(t: sw.Tensor) -> bool:
+    return type(t.carrier) is sw.CPU and t.dtype in (sw.Float32, sw.Int32)
+
+
+@st.composite
+def multi_subtensor_tensors(draw: st.DrawFn) -> sw.Tensor:
+    """A multi-subtensor RECORD tensor whose planes share a shape but not a layout or offset."""
+    layout = draw(S.layouts())
+    same_shape = st.just(layout) | st.builds(sw.Layout, st.just(layout.shape))
+    planes = [
+        draw(S.tensors(dtypes=st.just(field), layouts=same_shape)) for _, field in RECORD.fields
+    ]
+    return sw.Tensor.from_planes(RECORD, planes)
+
+
+@pytest.mark.spec(f"{ARRAY}#1", f"{ARRAY}#2")
+@given(ANY_TENSOR | multi_subtensor_tensors(), st.sampled_from([None, True]))
+def test_the_array_reads_like_tolist(t, copy):
+    """For any layout (holes, stride 0, nesting, offsets), carrier and dtype: same values."""
+    carriers = [p.carrier for p in t.planes] if t.is_multi_subtensor else [t.carrier]
+    versions = [c.version for c in carriers]
+    array = as_array(t, copy=copy)
+    base = t.planes[0] if t.is_multi_subtensor else t
+    assert array.shape == leaf_extents(base)
+    assert array.tolist() == t.tolist()
+    assert [c.version for c in carriers] == versions
+
+
+@pytest.mark.spec(f"{ARRAY}#3", f"{ARRAY}#5")
+@given(S.tensors(mutable=st.booleans()))
+def test_copy_false_succeeds_exactly_when_export_is_allowed(t):
+    """A zero-copy view exists for an exportable tensor, and it aliases the window."""
+    if not exportable(t):
+        with pytest.raises(ValueError, match="no zero-copy view"):
+            as_array(t, copy=False)
+        return
+    view = as_array(t, copy=False)
+    assert view.flags.writeable == t.is_mutable()
+    assert as_array(t).__array_interface__ == view.__array_interface__
+    if t.layout.size == 0:
+        return
+    assert view.__array_interface__["data"][0] == t.carrier.pointer() + 4 * t.offset
+    if t.is_mutable():
+        coordinate = tuple(extent - 1 for extent in view.shape)
+        slot = t.offset + t.layout(t.layout.size - 1)
+        view[coordinate] = 123
+        assert t.carrier.read(slot) == 123
+
+
+@pytest.mark.spec(f"{ARRAY}#4", f"{ARRAY}#6")
+@given(S.tensors(), st.sampled_from([None, np.float64, np.int64]))
+def test_copy_true_never_aliases(t, dtype):
+    """copy=True (with or without a conversion) gives a new writable array."""
+    before = t.tolist()
+    copied = as_array(t, copy=True, dtype=dtype)
+    assert copied.flags.writeable
+    if dtype is not None:
+        assert copied.dtype == dtype
+    if exportable(t):
+        assert not np.shares_memory(copied, as_array(t, copy=False))
+    if copied.size:
+        first = (0,) * copied.ndim
+        copied[first] = not copied[first] if t.dtype == sw.Bool else 77
+    assert t.tolist() == before
+
+
+@pytest.mark.spec(f"{TEXT}#2")
+@given(ANY_TENSOR)
+def test_repr_shows_tolists_values(t):
+    """The values part of repr reads back (as Python literals) to tolist()'s values."""
+    text = repr(t)
+    body = text[len("Tensor(") : text.index(", dtype=")]
+    shown = ast.literal_eval(body)
+    expected = t.tolist()
+    if t.dtype == sw.Float32:  # shown in single precision: compare as float32
+        shown, expected = np.float32(shown).tolist(), np.float32(expected).tolist()
+    assert shown == expected
+    assert f"layout={t.layout!r}, offset={t.offset}, carrier=" in text
+
+
+@pytest.mark.spec(f"{LEN}#1", f"{LEN}#2")
+@given(ANY_TENSOR)
+def test_iteration_walks_the_first_mode(t):
+    """len(t) is the first mode's size and t[i] is its colexicographic item i."""
+    if t.shape == ():
+        with pytest.raises(TypeError):
+            len(t)
+        return
+    first = t.shape if isinstance(t.shape, int) else t.shape[0]
+    extents = S.flatten(first)
+    assert len(t) == S.shape_size(first)
+    values = t.tolist()
+    items = list(t)
+    assert len(items) == len(t)
+    for i, item in enumerate(items):
+        nested = values
+        for c in S.colex_coordinate(i, extents):
+            nested = nested[c]
+        assert item.carrier is t.carrier
+        assert item.tolist() == nested
