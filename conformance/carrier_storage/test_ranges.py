@@ -137,13 +137,17 @@ def test_refuse_out_for_a_dtype_without_an_item_size():
     assert g.tolist() == [1, 2.5] and g.version == 0
 
 
-@pytest.mark.spec(f"{RANGE}#3")
-def test_refuse_an_out_of_the_wrong_length():
-    c = sw.CPU(sw.Int32, values=[1, 2, 3])
+@pytest.mark.spec(f"{RANGE}#9")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_refuse_an_out_or_a_buffer_of_the_wrong_length(cls):
+    c = cls(sw.Int32, values=[1, 2, 3])
     out = np.zeros(2, dtype=np.int32)
     with pytest.raises(ValueError, match="3 items"):
         c.read_range(0, 3, out=out)
     assert out.tolist() == [0, 0]
+    with pytest.raises(ValueError, match="whole number"):
+        c.write_range(0, b"\x01\x00\x00\x00\x02")
+    assert c.tolist() == [1, 2, 3] and c.version == 0
 
 
 @pytest.mark.spec(f"{RANGE}/refuse-a-range-out-of-bounds", f"{RANGE}#5")

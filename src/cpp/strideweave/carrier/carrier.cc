@@ -141,7 +141,7 @@ void Carrier::read_range(int64_t first, int64_t count, std::span<std::byte> out)
                      " bytes, not the " + std::to_string(count) + " items of " +
                      std::to_string(itemsize) + " bytes requested");
   }
-  do_read_range(first, count, out.data());
+  if (count > 0) do_read_range(first, count, out.data());
 }
 
 std::vector<std::byte> Carrier::read_range(int64_t first, int64_t count) const {
@@ -150,7 +150,7 @@ std::vector<std::byte> Carrier::read_range(int64_t first, int64_t count) const {
   const std::size_t itemsize = require_itemsize("read_range");
   require_range_locked(first, count);
   std::vector<std::byte> out(static_cast<std::size_t>(count) * itemsize);
-  do_read_range(first, count, out.data());
+  if (count > 0) do_read_range(first, count, out.data());
   return out;
 }
 
@@ -159,7 +159,7 @@ std::vector<Value> Carrier::read_range_values(int64_t first, int64_t count) cons
   require_live_locked("read_range");
   require_range_locked(first, count);
   std::vector<Value> out(static_cast<std::size_t>(count));
-  do_read_values(first, count, out.data());
+  if (count > 0) do_read_values(first, count, out.data());
   return out;
 }
 
@@ -179,7 +179,7 @@ void Carrier::write_range_via(const WritePath& path, int64_t first, std::span<co
   const auto count = static_cast<int64_t>(in.size() / itemsize);
   require_range_locked(first, count);
   validate_encoding(dtype_, in.data(), count);
-  do_write_range(first, count, in.data());
+  if (count > 0) do_write_range(first, count, in.data());
   ++version_;
 }
 
@@ -196,7 +196,7 @@ void Carrier::write_range_values_via(const WritePath& path, int64_t first,
   std::vector<Value> coerced;
   coerced.reserve(values.size());
   for (const Value& v : values) coerced.push_back(coerce(dtype_, v));
-  do_write_values(first, count, coerced.data());
+  if (count > 0) do_write_values(first, count, coerced.data());
   ++version_;
 }
 

@@ -18,8 +18,8 @@
 // own pin causes, an owner path refuses only what is not its ownership.
 //
 // Thread safety: every public member may be called from any thread; state
-// changes are serialized by the carrier's mutex. No hook runs Python; the
-// mutex is never held while calling out of the carrier.
+// changes are serialized by the carrier's mutex. Storage hooks run under the
+// mutex; they must not call back into the carrier or run Python.
 #pragma once
 
 #include <atomic>
@@ -191,6 +191,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // ValueError when this carrier does not own `owned`. Each call through the
   // path re-checks the ownership (RuntimeError once it ended).
   OwnerPath owner_path(Carrier& owned);
+
   bool constructed_mutable() const noexcept { return constructed_mutable_; }
 
   // The carrier owning this one, or nullptr.
@@ -221,8 +222,8 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual void do_release() = 0;
   virtual bool supports_allocation() const { return true; }
 
-  // Range hooks: slots [first, first + count) in native encoding (only
-  // called for a dtype with an item size) or as element values.
+  // Range hooks: slots [first, first + count), count > 0, in native encoding
+  // (only called for a dtype with an item size) or as element values.
   virtual void do_read_range(int64_t first, int64_t count, std::byte* out) const = 0;
   virtual void do_write_range(int64_t first, int64_t count, const std::byte* in) = 0;
   virtual void do_read_values(int64_t first, int64_t count, Value* out) const = 0;
@@ -284,9 +285,6 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
 // Slot access inside Carrier::read_locked. Valid only during that call.
 class SlotReader {
  public:
-  const DType& dtype() const noexcept { return carrier_.dtype(); }
-  int64_t slots() const noexcept { return carrier_.slots_; }
-
   // The storage as host memory (slot i at byte itemsize * i), or nullptr.
   const std::byte* host() const { return carrier_.do_host_data(); }
 
