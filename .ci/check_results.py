@@ -13,6 +13,7 @@ EXPECTED = [
     "cpp/strideweave_property_tests.xml",
     "conformance.xml",
     "property.xml",
+    "wheel.xml",
     "sanitize-cpp/strideweave_unit_tests.xml",
     "sanitize-cpp/strideweave_property_tests.xml",
     "sanitize.xml",

@@ -79,6 +79,50 @@ def colex_coordinate(index: int, extents: Sequence[int]) -> list[int]:
     return coord
 
 
+def collapse(coord: IntTuple, shape: IntTuple) -> int:
+    """The integer standing for ``coord`` within ``shape``: its colexicographic index."""
+    if isinstance(shape, int):
+        assert isinstance(coord, int)
+        return coord
+    index, weight = 0, 1
+    for c, s in zip(coord, shape, strict=True):
+        index += collapse(c, s) * weight
+        weight *= shape_size(s)
+    return index
+
+
+def single_collapses(coord: IntTuple, shape: IntTuple) -> list[IntTuple]:
+    """``coord`` with one tuple-shaped sub-coordinate below the root replaced by its integer.
+
+    One form per tuple-shaped node of ``shape`` other than the root (whose integer is the
+    flat index): each mixes integer and tuple positions as a caller may.
+    """
+    if isinstance(shape, int):
+        return []
+    forms: list[IntTuple] = []
+    for k, (c, s) in enumerate(zip(coord, shape, strict=True)):
+        if isinstance(s, int):
+            continue
+        for replacement in [collapse(c, s), *single_collapses(c, s)]:
+            forms.append((*coord[:k], replacement, *coord[k + 1 :]))
+    return forms
+
+
+@st.composite
+def mixed_coordinates(draw: st.DrawFn, coord: IntTuple, shape: IntTuple) -> IntTuple:
+    """``coord`` with any set of its tuple-shaped sub-coordinates below the root collapsed."""
+
+    def build(c: IntTuple, s: IntTuple) -> IntTuple:
+        if isinstance(s, int):
+            return c
+        return tuple(
+            collapse(x, y) if not isinstance(y, int) and draw(st.booleans()) else build(x, y)
+            for x, y in zip(c, s, strict=True)
+        )
+
+    return build(coord, shape)
+
+
 def evaluate_extended(layout: sw.Layout, i: int) -> int:
     """``layout`` at flat index ``i`` with the last coalesced mode unbounded (CuTe's extension)."""
     modes = sw.coalesce(layout).leaf_modes
@@ -216,6 +260,26 @@ def pow2_layouts(draw: st.DrawFn) -> sw.Layout:
     return sw.Layout(shape, unflatten(strides, shape))
 
 
+# Slice parts as Python accepts them: None, small and negative bounds, and integers
+# far beyond int64 (which clamp, as Python's slice.indices does).
+HUGE_INTEGERS = st.sampled_from([2**63 - 1, 2**63, 2**64, 2**70, -(2**63), -(2**63) - 1, -(2**70)])
+
+
+def slice_bounds() -> st.SearchStrategy[int | None]:
+    """Slice start or stop: None, near the extents drawn here, negative, or huge."""
+    return st.none() | st.integers(-10, 10) | HUGE_INTEGERS | st.integers(-(2**80), 2**80)
+
+
+def slice_steps() -> st.SearchStrategy[int | None]:
+    """A positive slice step (or None): small, or huge enough to select one element."""
+    return (
+        st.none()
+        | st.integers(1, 7)
+        | HUGE_INTEGERS.filter(lambda n: n > 0)
+        | st.integers(1, 2**80)
+    )
+
+
 def coordinates(layout: sw.Layout) -> st.SearchStrategy[int]:
     """Flat indices of ``layout`` (requires size > 0)."""
     return st.integers(0, layout.size - 1)
@@ -303,6 +367,383 @@ def cpu_tensors(
 ) -> st.SearchStrategy[sw.Tensor]:
     """Tensors over CPU carriers, by default of an exportable dtype (see ``tensors``)."""
     return tensors(dtypes, layouts, st.just(sw.CPU), offsets, mutable, extra_slots)
+
+
+# -- adversarial arguments (the fuzz suite, property_tests/fuzz.py) -------------------
+#
+# Values of every kind a caller can pass where the binding expects an integer, a tree,
+# a dtype, a carrier, a layout or a value: None, bools, boundary and huge integers,
+# non-finite floats, strings, mixed nested tuples and lists (very deep ones too), NumPy
+# scalars and arrays, strideweave objects, and objects whose __index__, __len__,
+# __iter__, __float__ or __bool__ raise or mutate the container that holds them. Every
+# value repr()s as a Python expression (see ``describe``) so a crash report is a
+# reproducer.
+
+
+class HostileError(Exception):
+    """Raised by the hostile objects below; the binding must let it propagate."""
+
+
+class RaisingIndex:
+    """An integer-like whose ``__index__`` raises."""
+
+    def __index__(self) -> int:
+        raise HostileError("__index__")
+
+    def __repr__(self) -> str:
+        return "RaisingIndex()"
+
+
+class WrongIndex:
+    """An integer-like whose ``__index__`` returns a non-integer."""
+
+    def __index__(self):  # type: ignore[no-untyped-def]
+        return 1.5
+
+    def __repr__(self) -> str:
+        return "WrongIndex()"
+
+
+class IndexOf:
+    """An integer-like whose ``__index__`` returns ``value`` (any Python int)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"IndexOf({self.value!r})"
+
+
+class MutatingIndex:
+    """An integer-like whose ``__index__`` mutates the list holding it, then returns 1.
+
+    ``how`` is ``clear`` (the list empties), ``grow`` (1,000 items appended) or
+    ``replace`` (every item becomes None), so a binding that checked the length before
+    reading items, or kept a borrowed item, reads past the end or a freed object.
+    """
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.owner: list = []
+
+    def __index__(self) -> int:
+        if self.how == "clear":
+            self.owner.clear()
+        elif self.how == "grow":
+            self.owner.extend(range(1000))
+        else:
+            self.owner[:] = [None] * len(self.owner)
+        return 1
+
+    def __repr__(self) -> str:
+        return f"MutatingIndex({self.how!r})"
+
+
+class HostileSequence:
+    """A sequence that is not a list or tuple, with a chosen misbehaviour.
+
+    ``raising_len``: ``__len__`` raises; ``lying_len``: ``__len__`` says 5 but only 2
+    items exist; ``huge_len``: ``__len__`` is ``sys.maxsize``; ``raising_iter``:
+    ``__iter__`` raises; ``raising_getitem``: every item raises.
+    """
+
+    def __init__(self, how: str, items: Sequence[object] = (1, 2)) -> None:
+        self.how = how
+        self.items = list(items)
+
+    def __len__(self) -> int:
+        if self.how == "raising_len":
+            raise HostileError("__len__")
+        if self.how == "lying_len":
+            return 5
+        if self.how == "huge_len":
+            return 2**63 - 1
+        return len(self.items)
+
+    def __getitem__(self, i: int) -> object:
+        if self.how == "raising_getitem":
+            raise HostileError("__getitem__")
+        return self.items[i]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        if self.how == "raising_iter":
+            raise HostileError("__iter__")
+        return iter(self.items)
+
+    def __repr__(self) -> str:
+        return f"HostileSequence({self.how!r}, {self.items!r})"
+
+
+class HostileScalar:
+    """A value whose ``__float__``, ``__int__``, ``__bool__``, ``__eq__`` and ``__hash__`` raise."""
+
+    def __float__(self) -> float:
+        raise HostileError("__float__")
+
+    def __int__(self) -> int:
+        raise HostileError("__int__")
+
+    def __bool__(self) -> bool:
+        raise HostileError("__bool__")
+
+    def __eq__(self, other: object) -> bool:
+        raise HostileError("__eq__")
+
+    def __hash__(self) -> int:
+        raise HostileError("__hash__")
+
+    def __repr__(self) -> str:
+        return "HostileScalar()"
+
+
+class RaisingToList:
+    """An array-like whose ``tolist`` raises (``tensor`` reads array-likes through it)."""
+
+    def tolist(self) -> list:
+        raise HostileError("tolist")
+
+    def __repr__(self) -> str:
+        return "RaisingToList()"
+
+
+def nest(value: object, depth: int, container: type = tuple) -> object:
+    """``value`` wrapped ``depth`` times in one-element ``container``s."""
+    for _ in range(depth):
+        value = container([value])
+    return value
+
+
+def describe(value: object) -> str:
+    """A Python expression for ``value``, short even for very deep one-element nesting.
+
+    Uses the names of this module (``nest``, ``IndexOf``, ...) and ``np``, ``sw``.
+    """
+    chain, inner = 0, value
+    while type(inner) in (tuple, list) and len(inner) == 1 and type(inner[0]) is type(inner):
+        chain, inner = chain + 1, inner[0]
+    if chain >= 8:
+        return f"nest({describe(inner)}, {chain}, {type(value).__name__})"
+    if type(value) is tuple:
+        items = ", ".join(describe(v) for v in value)
+        return f"({items},)" if len(value) == 1 else f"({items})"
+    if type(value) is list:
+        return "[" + ", ".join(describe(v) for v in value) + "]"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"
+    if type(value).__module__ == "numpy":
+        return _describe_numpy(value)
+    if isinstance(value, MutatingIndex):
+        return f"<{value!r} in a list of {len(value.owner)}>"
+    if isinstance(value, sw.Layout | sw.DType | sw.Carrier | sw.Tensor):
+        return _describe_strideweave(value)
+    return repr(value)
+
+
+def _describe_strideweave(value: sw.Layout | sw.DType | sw.Carrier | sw.Tensor) -> str:
+    if isinstance(value, sw.Layout):
+        return f"sw.Layout({describe(value.shape)}, {describe(value.stride)})"
+    if isinstance(value, sw.DType):
+        if not value.is_compound:
+            return f"sw.{value.name}"
+        fields = ", ".join(f"{name}={describe(f)}" for name, f in value.fields)
+        return f"sw.compound({fields})"
+    if isinstance(value, sw.Carrier):
+        kind = f"sw.{type(value).__name__}"
+        if value.is_released:
+            return f"<released {kind}({describe(value.dtype)})>"
+        mutable = "" if value.is_mutable() else ", mutable=False"
+        return f"{kind}({describe(value.dtype)}, values={value.tolist()!r}{mutable})"
+    if value.is_multi_subtensor:
+        planes = ", ".join(describe(p) for p in value.planes)
+        return f"sw.Tensor.from_planes({describe(value.dtype)}, [{planes}])"
+    return f"sw.Tensor({describe(value.carrier)}, {describe(value.layout)}, {value.offset})"
+
+
+def _describe_numpy(value: object) -> str:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        return f"np.array({value.tolist()!r}, dtype=np.{value.dtype})"
+    return f"np.{type(value).__name__}({value.item()!r})"
+
+
+EDGE_INTS = st.sampled_from(
+    [
+        *(0, 1, 2, 3, -1, -2),
+        *(2**31 - 1, 2**31, -(2**31) - 1, 2**32, 2**62),
+        *(2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64, 10**30, -(10**30)),
+    ]
+)
+FUZZ_INTS = st.one_of(st.integers(-4, 16), EDGE_INTS)
+FUZZ_FLOATS = st.one_of(
+    st.sampled_from([0.0, -0.0, 0.5, 1.0, 1e-30, 1e30, -1.5, math.inf, -math.inf, math.nan]),
+    st.floats(allow_nan=True, allow_infinity=True),
+)
+DEEP_NESTING_DEPTHS = st.sampled_from([63, 64, 65, 1000, 30_000])
+
+
+def _numpy_scalars() -> st.SearchStrategy[object]:
+    import numpy as np
+
+    return st.one_of(
+        st.integers(-(2**31), 2**31 - 1).map(np.int32),
+        st.integers(-(2**63), 2**63 - 1).map(np.int64),
+        st.sampled_from([0, 1, 2**64 - 1]).map(np.uint64),
+        st.floats(width=32).map(np.float32),
+        FUZZ_FLOATS.map(np.float64),
+        st.booleans().map(np.bool_),
+    )
+
+
+def _numpy_arrays() -> st.SearchStrategy[object]:
+    import numpy as np
+
+    shapes_ = st.sampled_from([(), (0,), (1,), (3,), (2, 3), (2, 0, 2), (1, 1, 1, 1)])
+    dtypes_ = st.sampled_from([np.int32, np.int64, np.float32, np.float64, np.bool_, object])
+    return st.builds(
+        lambda shape, dtype: np.arange(math.prod(shape)).reshape(shape).astype(dtype),
+        shapes_,
+        dtypes_,
+    )
+
+
+def writable_buffers() -> st.SearchStrategy[object]:
+    """Buffers to copy into: byte arrays of any small size, NumPy arrays, read-only bytes."""
+    return st.one_of(
+        st.integers(0, 64).map(bytearray),
+        _numpy_arrays(),
+        st.binary(max_size=16),
+    )
+
+
+@st.composite
+def mutating_lists(draw: st.DrawFn) -> list:
+    """A list whose first item is a MutatingIndex that mutates that very list.
+
+    One or two items, and ``clear`` half the time: a binding that reads the length,
+    converts the first item and then reads the second reads past the end.
+    """
+    hostile = MutatingIndex(draw(st.sampled_from(["clear", "grow", "clear", "replace"])))
+    items: list = [hostile, *draw(st.lists(st.integers(0, 3), max_size=1))]
+    hostile.owner = items
+    return items
+
+
+def _one_branch(strategy: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    """``strategy`` as one branch of any one_of that includes it.
+
+    st.one_of flattens nested one_ofs and picks among all their branches alike, so a
+    one_of of five kinds of value next to one other strategy would draw that other
+    strategy a sixth of the time; a mapped strategy is not flattened.
+    """
+    return strategy.map(lambda value: value)
+
+
+def hostile_objects() -> st.SearchStrategy[object]:
+    """Objects whose protocols raise, lie or mutate their container."""
+    return _one_branch(
+        st.one_of(
+            st.builds(RaisingIndex),
+            st.builds(WrongIndex),
+            FUZZ_INTS.map(IndexOf),
+            mutating_lists(),
+            st.builds(
+                HostileSequence,
+                st.sampled_from(
+                    ["raising_len", "lying_len", "huge_len", "raising_iter", "raising_getitem"]
+                ),
+                st.lists(FUZZ_INTS, max_size=3),
+            ),
+            st.builds(HostileScalar),
+            st.builds(RaisingToList),
+        )
+    )
+
+
+def fuzz_scalars() -> st.SearchStrategy[object]:
+    """None, bools, integers (boundaries, huge, negative), floats, strings and the like."""
+    return st.one_of(
+        st.none(),
+        st.booleans(),
+        FUZZ_INTS,
+        FUZZ_FLOATS,
+        st.text(max_size=4),
+        st.binary(max_size=4),
+        st.complex_numbers(max_magnitude=4),
+        st.sampled_from([Ellipsis, slice(None), slice(0, 2), object(), int, sw.Float32]),
+        _numpy_scalars(),
+    )
+
+
+def fuzz_trees(leaves: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    """Nested tuples and lists of mixed depth over ``leaves``, and very deep nesting."""
+    trees = st.recursive(
+        leaves,
+        lambda children: st.one_of(
+            st.lists(children, max_size=4), st.lists(children, max_size=4).map(tuple)
+        ),
+        max_leaves=12,
+    )
+    deep = st.builds(nest, leaves, DEEP_NESTING_DEPTHS, st.sampled_from([tuple, list]))
+    return st.one_of(trees, deep)
+
+
+def fuzz_int_trees() -> st.SearchStrategy[object]:
+    """Integer trees (Shape- or coordinate-like) with a few hostile leaves mixed in."""
+    leaves = st.one_of(FUZZ_INTS, FUZZ_INTS, FUZZ_INTS, fuzz_scalars(), hostile_objects())
+    return fuzz_trees(leaves)
+
+
+def fuzz_layouts() -> st.SearchStrategy[sw.Layout]:
+    """Generated layouts, and layouts with huge or deeply nested extents and strides."""
+    return st.one_of(
+        layouts(),
+        st.builds(sw.Layout, st.sampled_from([2**31, 2**40, 2**62]), st.integers(0, 2)),
+        st.builds(lambda d: sw.Layout(nest(2, d)), st.sampled_from([8, 32])),
+    )
+
+
+def fuzz_strideweave_objects() -> st.SearchStrategy[object]:
+    """Layouts, dtypes, carrier classes, carriers (live and released) and tensors."""
+
+    def released(carrier: sw.Carrier) -> sw.Carrier:
+        carrier.release()
+        return carrier
+
+    dtypes = st.sampled_from([sw.Bool, sw.Int32, sw.Float32, sw.Floating, sw.Any])
+    carriers = st.builds(
+        lambda cls, dtype, n: cls(dtype, n),
+        BUILTIN_CARRIERS,
+        CONCRETE_DTYPES,
+        st.integers(0, 6),
+    )
+    return st.one_of(
+        fuzz_layouts(),
+        dtypes,
+        st.just(sw.compound(x=sw.Float32, y=sw.Int32)),
+        BUILTIN_CARRIERS,
+        carriers,
+        carriers.map(released),
+        tensors(),
+    )
+
+
+def fuzz_values() -> st.SearchStrategy[object]:
+    """Anything a caller can pass: scalars, trees, NumPy values, hostile and strideweave objects."""
+    return _one_branch(
+        st.one_of(
+            fuzz_scalars(),
+            hostile_objects(),
+            fuzz_trees(fuzz_scalars()),
+            _numpy_arrays(),
+            fuzz_strideweave_objects(),
+        )
+    )
 
 
 @st.composite

@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 import strideweave as sw
 from property_tests import strategies as S
 
+COORDINATES = "core-layout/layouts-map-coordinates-to-indices-colexicographically"
+
 
 @pytest.mark.spec("core-layout/size-rank-depth-and-cosize-summarize-a-layout")
 @given(S.layouts())
@@ -28,8 +30,10 @@ def test_is_injective_matches_brute_force(layout):
 @pytest.mark.spec(
     "core-layout/leaf-modes-flatten-the-shape-tree-in-order/agree-with-the-coordinate-map"
 )
-@given(S.layouts())
-def test_leaf_modes_agree_with_every_coordinate_form(layout):
+@pytest.mark.spec(f"{COORDINATES}#2", f"{COORDINATES}/map-a-mixed-coordinate")
+@given(S.layouts(), st.data())
+def test_leaf_modes_agree_with_every_coordinate_form(layout, data):
+    """Flat index, flat, nested and mixed coordinates (an integer for any tuple mode) agree."""
     modes = layout.leaf_modes
     assert [e for e, _ in modes] == S.flatten(layout.shape)
     assert [d for _, d in modes] == S.flatten(layout.stride)
@@ -41,6 +45,12 @@ def test_leaf_modes_agree_with_every_coordinate_form(layout):
         assert layout(i) == layout(nested) == expected
         if isinstance(layout.shape, int) or len(flat) != layout.rank:
             assert layout(tuple(flat)) == expected
+        for mixed in S.single_collapses(nested, layout.shape):
+            assert layout(mixed) == expected, mixed
+    if layout.size > 0:
+        i = data.draw(S.coordinates(layout))
+        mixed = data.draw(S.mixed_coordinates(layout.idx2crd(i), layout.shape))
+        assert layout(mixed) == layout(i)
 
 
 @pytest.mark.spec("core-layout/the-canonical-injective-layout-is-compact-column-major")

@@ -85,3 +85,36 @@ def test_tensor_of_tolist_copies_the_values_compactly(t):
     assert copy.tolist() == t.tolist()
     if copy.layout.size:
         assert copy.layout.cosize == copy.layout.size
+
+
+@pytest.mark.spec(f"{VIEWS}#6", f"{VIEWS}/slice-like-a-python-sequence")
+@given(
+    S.tensors(layouts=S.layouts(extents=st.integers(0, 6))),
+    S.slice_bounds(),
+    S.slice_bounds(),
+    S.slice_steps(),
+)
+def test_a_slice_selects_what_a_python_list_slice_selects(t, start, stop, step):
+    """Slicing the first integral mode agrees with slicing its list of positions in Python."""
+    shape = t.layout.shape
+    assume(isinstance(shape, int) or (len(shape) > 0 and isinstance(shape[0], int)))
+    extent = shape if isinstance(shape, int) else shape[0]
+    key = slice(start, stop, step)
+    view = t[key]
+    expected = t.tolist()[key] if isinstance(shape, int) else list(range(extent))[key]
+    if isinstance(shape, int):
+        assert view.tolist() == expected
+    else:
+        rows = t.tolist()
+        assert view.tolist() == [rows[i] for i in expected]
+    assert view.carrier is t.carrier
+
+
+@pytest.mark.spec(f"{VIEWS}#6")
+@given(S.tensors(layouts=S.layouts(extents=st.integers(1, 6))), st.data())
+def test_a_negative_integer_counts_from_the_end(t, data):
+    shape = t.layout.shape
+    assume(isinstance(shape, int) or (len(shape) > 0 and isinstance(shape[0], int)))
+    extent = shape if isinstance(shape, int) else shape[0]
+    i = data.draw(st.integers(-extent, -1))
+    assert t[i].tolist() == t.tolist()[i]

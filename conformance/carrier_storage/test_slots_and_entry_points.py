@@ -169,3 +169,54 @@ def test_refuse_to_reallocate(cls):
     with pytest.raises(ValueError, match="-1"):
         empty.allocate(-1)
     assert empty.slots == 0 and empty.version == 0
+
+
+@pytest.mark.spec(f"{HOLD}/refuse-storage-that-cannot-exist", f"{HOLD}#5")
+@pytest.mark.parametrize(
+    ("cls", "dtype", "error", "subjects"),
+    [
+        (sw.CPU, sw.Bool, MemoryError, ("CPU", "4611686018427387904 slots")),
+        (sw.Generic, sw.Float32, MemoryError, ("Generic", "4611686018427387904 slots")),
+        (sw.CPU, sw.Float32, ValueError, ("CPU", "4611686018427387904 slots of Float32")),
+    ],
+)
+def test_refuse_storage_that_cannot_exist(cls, dtype, error, subjects):
+    """No raw C++ message: the error names the class and the slot count."""
+    c = None
+    with pytest.raises(error) as info:
+        c = cls(dtype, 2**62)
+    for subject in subjects:
+        assert subject in str(info.value)
+    assert "std::" not in str(info.value) and "vector" not in str(info.value)
+    assert c is None
+
+
+@pytest.mark.spec(f"{HOLD}#4", f"{HOLD}#5")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_allocate_refuses_storage_that_cannot_exist(cls):
+    c = cls(sw.Bool)
+    with pytest.raises(MemoryError, match=f"{cls.__name__}: cannot allocate"):
+        c.allocate(2**62)
+    assert c.slots == 0 and c.version == 0
+
+
+@pytest.mark.spec(f"{HOLD}/reject-a-malformed-construction", f"{HOLD}#3")
+@pytest.mark.parametrize("cls", BUILTINS)
+@pytest.mark.parametrize(("n", "error"), [(2**64, ValueError), (True, TypeError), (2.0, TypeError)])
+def test_reject_a_slot_count_that_is_not_an_int64(cls, n, error):
+    with pytest.raises(error) as info:
+        cls(sw.Int32, n)
+    assert "slot count n" in str(info.value) and repr(n) in str(info.value)
+
+
+@pytest.mark.spec(f"{ENTRY}#3")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_a_deeply_nested_value_is_refused_without_recursing(cls):
+    """A record field that is itself a tuple, however deep, is a TypeError, not a crash."""
+    value = 1
+    for _ in range(30_000):
+        value = (value,)
+    with pytest.raises(TypeError, match="not a scalar"):
+        cls(sw.compound(x=sw.Int32), values=[value])
+    with pytest.raises(TypeError, match="not a scalar"):
+        cls(sw.Int32, 1).write(0, value)

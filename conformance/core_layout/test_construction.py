@@ -98,3 +98,52 @@ def test_failed_construction_produces_no_layout():
     assert layout is None
     with pytest.raises(AttributeError):
         sw.Layout(4).shape = 5  # immutable: nothing can be patched into a half-built value
+
+
+def nested(levels: int, leaf=2, container=tuple):
+    """``leaf`` wrapped in ``levels`` one-element containers."""
+    for _ in range(levels):
+        leaf = container([leaf])
+    return leaf
+
+
+NESTED_ENTRIES = {
+    "Layout(x)": lambda x: sw.Layout(x),
+    "Layout(x, x)": lambda x: sw.Layout(x, x),
+    "Layout(2, x)": lambda x: sw.Layout(2, x),
+    "Layout(1)(x)": lambda x: sw.Layout(1)(x),
+    "zeros(x)": lambda x: sw.zeros(x),
+    "full(x, 1)": lambda x: sw.full(x, 1),
+    "compact_col_major(x)": lambda x: sw.compact_col_major(x),
+    "idx2crd(0, x)": lambda x: sw.idx2crd(0, x),
+    "broadcast_to(x)": lambda x: sw.tensor([1]).broadcast_to(x),
+    "pickle state": lambda x: sw.Layout.__new__(sw.Layout).__setstate__((x, x)),
+}
+
+
+@pytest.mark.spec(f"{REQ}/reject-nesting-deeper-than-64-levels", f"{REQ}#8")
+@pytest.mark.parametrize("entry", sorted(NESTED_ENTRIES))
+@pytest.mark.parametrize("levels", [65, 30_000])
+@pytest.mark.parametrize("container", [tuple, list])
+def test_reject_nesting_deeper_than_64_levels(entry, levels, container):
+    """Every entry converting an IntTuple refuses deep nesting with ValueError, never a crash."""
+    with pytest.raises(ValueError, match="deeper than the limit of 64 levels"):
+        NESTED_ENTRIES[entry](nested(levels, container=container))
+
+
+@pytest.mark.spec(f"{REQ}/reject-nesting-deeper-than-64-levels", f"{REQ}#8")
+def test_nesting_64_levels_deep_is_accepted():
+    layout = sw.Layout(nested(64), nested(64, leaf=3))
+    assert layout.depth == 64 and layout.size == 2 and layout.leaf_modes == [(2, 3)]
+    assert layout(nested(64, leaf=1)) == 3
+    assert sw.composition(layout, layout).depth == 64
+    with pytest.raises(ValueError, match="64"):
+        sw.Layout((layout.shape, 1))
+
+
+@pytest.mark.spec(f"{REQ}#8")
+def test_an_algebra_result_deeper_than_the_limit_is_refused():
+    """logical_product nests its operand one level deeper: at the limit that is refused."""
+    a = sw.Layout(nested(64))
+    with pytest.raises(ValueError, match="64"):
+        sw.logical_product(a, sw.Layout(2))

@@ -83,3 +83,13 @@ def test_reject_a_non_integer_coordinate(spread):
         spread(1.5)
     with pytest.raises(TypeError):
         spread((True, 0))
+
+
+@pytest.mark.spec(f"{REQ}/map-a-mixed-coordinate", f"{REQ}#2")
+def test_map_a_mixed_coordinate(spread):
+    """An integer stands for the tuple mode (3, 4), read colexicographically: 4 is (1, 1)."""
+    assert spread((1, 4)) == 121 == spread((1, (1, 1)))
+    assert spread((0, 5)) == spread((0, (2, 1))) == 140
+    deep = sw.Layout(((2, 3), (2, (2, 3))), ((1, 10), (100, (1000, 10000))))
+    assert deep((4, (1, 5))) == deep(((0, 2), (1, (1, 2)))) == deep(((0, 2), (1, 5)))
+    assert deep((4, 11)) == deep(((0, 2), (1, (1, 2))))

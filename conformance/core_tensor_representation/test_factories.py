@@ -85,3 +85,104 @@ def test_no_factory_adopts_foreign_memory():
     public = {name for name in dir(sw) if not name.startswith("_")}
     assert not any("dlpack" in name.lower() or "frombuffer" in name.lower() for name in public)
     assert not hasattr(sw.Tensor, "from_dlpack")
+
+
+INF = float("inf")
+NAN = float("nan")
+
+
+@pytest.mark.spec(f"{REQ}/reject-an-impossible-length", f"{REQ}#7")
+@pytest.mark.parametrize(
+    ("args", "subject"),
+    [
+        ((0.0, INF, 1.0), "infinite length"),
+        ((0.0, -INF, 1.0), "infinite length"),
+        ((0.0, 1.0, NAN), "cannot compute the length"),
+        ((NAN, 1.0, 1.0), "cannot compute the length"),
+        ((0, 1e30, 1e-30), "maximum allowed size"),
+        ((0, 2**63 - 1), "9223372036854775807 elements of Int32"),
+        ((-(2**63), 2**63 - 1), "18446744073709551615 elements of Int32"),
+    ],
+)
+def test_reject_an_impossible_arange(args, subject):
+    """As NumPy: ValueError, never an empty tensor or a raw C++ message."""
+    with pytest.raises(ValueError) as info:
+        sw.arange(*args)
+    assert subject in str(info.value)
+    assert "std::" not in str(info.value) and "vector" not in str(info.value)
+
+
+@pytest.mark.spec(f"{REQ}#7")
+def test_arange_counts_exactly_at_the_int64_extremes():
+    assert sw.arange(-(2**31), 2**31 - 1, 2**30).tolist() == [-(2**31), -(2**30), 0, 2**30]
+    assert sw.arange(2**31 - 1, -(2**31), -(2**32 - 1)).tolist() == [2**31 - 1]
+    assert sw.arange(0, 5, 2**63 - 1).tolist() == [0]
+
+
+@pytest.mark.spec(f"{REQ}/reject-an-impossible-length", f"{REQ}#7")
+@pytest.mark.parametrize(
+    ("make", "subject"),
+    [
+        (lambda: sw.zeros(2**62), "4611686018427387904 elements of Float32"),
+        (lambda: sw.zeros((2**31, 2**31), sw.Int32), "4611686018427387904 elements of Int32"),
+    ],
+)
+def test_reject_a_factory_beyond_the_largest_buffer(make, subject):
+    with pytest.raises(ValueError) as info:
+        make()
+    assert subject in str(info.value)
+
+
+@pytest.mark.spec(f"{REQ}#7")
+def test_a_factory_that_cannot_allocate_raises_memory_error():
+    """2**62 Bool bytes are addressable but cannot be allocated: MemoryError naming the count."""
+    with pytest.raises(MemoryError) as info:
+        sw.full(2**62, True)
+    assert "4611686018427387904" in str(info.value)
+    assert "std::" not in str(info.value)
+
+
+def nested_lists(levels: int):
+    values = 1
+    for _ in range(levels):
+        values = [values]
+    return values
+
+
+@pytest.mark.spec(f"{REQ}/reject-values-nested-too-deep", f"{REQ}#6")
+@pytest.mark.parametrize("levels", [65, 100_000])
+def test_reject_values_nested_too_deep(levels):
+    with pytest.raises(ValueError, match="deeper than the limit of 64 levels"):
+        sw.tensor(nested_lists(levels))
+
+
+@pytest.mark.spec(f"{REQ}#6")
+def test_values_nested_64_levels_deep_are_read():
+    t = sw.tensor(nested_lists(64))
+    assert t.shape == (1,) * 64
+    assert t.tolist() == nested_lists(64)
+
+
+@pytest.mark.spec(f"{REQ}#1")
+def test_a_list_mutated_by_an_item_index_is_read_from_a_copy():
+    """An item's __index__ clearing the list being read cannot make the read go wrong."""
+    values = [0, 0, 0]
+
+    class Clearing:
+        def __index__(self):
+            values.clear()
+            return 7
+
+    values[:] = [Clearing(), 1, 2]
+    assert sw.tensor(values).tolist() == [7, 1, 2]
+    shape = [0, 2]
+
+    class ClearingShape:
+        def __index__(self):
+            shape.clear()
+            return 3
+
+    shape[0] = ClearingShape()
+    assert sw.Layout(shape).shape == (3, 2)
+    shape[:] = [ClearingShape(), [ClearingShape(), 2]]
+    assert sw.zeros(shape).shape == (3, (3, 2))

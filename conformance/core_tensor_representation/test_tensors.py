@@ -125,3 +125,43 @@ def test_a_tensor_keeps_its_carrier_alive():
     t = sw.Tensor(sw.CPU(sw.Int32, values=[4, 5]), sw.Layout(2))
     gc.collect()
     assert t.tolist() == [4, 5]
+
+
+def _nested(depth: int):
+    x = None
+    for _ in range(depth):
+        x = [x]
+    return x
+
+
+class _UnprintableArgument:
+    def __repr__(self):
+        raise ZeroDivisionError("__repr__ failed")
+
+
+@pytest.mark.spec(
+    "core-tensor-representation/a-tensor-addresses-a-window-of-one-carrier#2",
+    "carrier-storage/a-carrier-holds-slots-of-one-dtype#3",
+)
+@pytest.mark.parametrize("argument", [_nested(5000), _UnprintableArgument()], ids=["deep", "repr"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: sw.Tensor(x, sw.Layout(2)),
+        lambda x: sw.Tensor(sw.CPU(sw.Int32, 2), x),
+        lambda x: sw.zeros(2, x),
+        lambda x: sw.CPU(x),
+        lambda x: sw.tensor([1], x),
+        lambda x: sw.Layout(4).mode(x),
+    ],
+    ids=["carrier", "layout", "zeros-dtype", "cpu-dtype", "tensor-dtype", "mode"],
+)
+def test_a_wrong_argument_is_named_even_when_it_cannot_be_printed(call, argument):
+    """The TypeError stands whatever repr() of the argument does (recurse too deep, raise).
+
+    Pins a bug: messages called repr() on the argument, so a deeply nested list raised
+    RecursionError and a failing __repr__ replaced the TypeError with its own exception.
+    """
+    with pytest.raises(TypeError) as info:
+        call(argument)
+    assert f"<{type(argument).__name__} object>" in str(info.value)

@@ -45,10 +45,13 @@ def test_index_a_tuple_mode():
     ("key", "error", "subject"),
     [
         (4, IndexError, "index 4"),
-        (-1, IndexError, "index -1"),
+        (-5, IndexError, "index -5"),
+        (2**64, IndexError, str(2**64)),
         ((0, 0, 0), IndexError, "too many indices"),
         ((slice(None, None, -1),), ValueError, "step -1"),
-        ((slice(-2, None),), ValueError, "non-negative"),
+        ((slice(None, None, -(2**70)),), ValueError, "strides are non-negative"),
+        ((slice(None, None, 0),), ValueError, "step cannot be zero"),
+        ((slice(1.5, None),), TypeError, "1.5"),
         ("a", TypeError, "'a'"),
         (1.5, TypeError, "1.5"),
     ],
@@ -104,3 +107,38 @@ def test_relayout_builds_a_validated_view():
     assert t.relayout(sw.Layout(2), 4).tolist() == [4, 5]
     with pytest.raises(ValueError, match="exceeds"):
         t.relayout(sw.Layout(4), 3)
+
+
+@pytest.mark.spec(f"{REQ}/slice-like-a-python-sequence", f"{REQ}#6")
+def test_slice_like_a_python_sequence():
+    t = sw.arange(0, 5, dtype=sw.Int32)
+    assert t[-1].tolist() == 4
+    assert t[-2:].tolist() == [3, 4]
+    assert t[:: 2**63 - 1].tolist() == [0]
+    assert t[0 : 2 : 2**63 - 1].tolist() == [0]
+    assert t[2**64 :].tolist() == []
+    assert t[-(2**70) : 2].tolist() == [0, 1]
+    assert t[1 : 2**70 : 2**65].tolist() == [1]
+    assert t[True:].tolist() == [1, 2, 3, 4]
+
+
+@pytest.mark.spec(f"{REQ}/slice-like-a-python-sequence", f"{REQ}#6")
+def test_negative_bounds_of_a_tuple_mode_may_still_select_all_of_it():
+    """A slice that selects a whole tuple mode in order is the full slice, however written."""
+    t = sw.Tensor(sw.CPU(sw.Int32, values=range(24)), sw.Layout((2, (3, 4))))
+    assert t[:, -12:].tolist() == t.tolist()
+    assert t[:, -(2**70) : 2**70].tolist() == t.tolist()
+    assert t[-1, -1].tolist() == t.tolist()[1][2][3]
+    with pytest.raises(ValueError, match="only the full slice"):
+        t[:, -11:]
+
+
+@pytest.mark.spec(f"{REQ}/refuse-a-reversing-slice", f"{REQ}#7")
+@pytest.mark.parametrize("step", [-1, -2, -(2**63), -(2**70)])
+def test_refuse_a_reversing_slice(step):
+    carrier, t = grid()
+    with pytest.raises(ValueError) as info:
+        t[:, ::step]
+    assert "strides are non-negative" in str(info.value)
+    assert "cannot reverse" in str(info.value)
+    assert carrier.version == 0

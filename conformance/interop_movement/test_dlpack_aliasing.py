@@ -1,5 +1,8 @@
 """interop-movement: export aliases the carrier's storage, seen from NumPy and PyTorch."""
 
+import gc
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -8,6 +11,10 @@ import strideweave as sw
 
 REQ = "interop-movement/export-is-zero-copy-same-device-and-stream-agnostic"
 TOKENS = "carrier-storage/version-tokens-compare-equal-while-nothing-changed"
+LIFETIME = "interop-movement/a-capsule-keeps-its-producer-alive-but-not-released-storage"
+
+# A lifetime defect crashes the interpreter: each test runs in its own child process.
+pytestmark = pytest.mark.isolated
 
 CONSUMERS = {
     "numpy": (np.from_dlpack, lambda a: a.__array_interface__["data"][0], np.float32, np.int32),
@@ -19,6 +26,36 @@ def window(dtype) -> sw.Tensor:
     """A gapped (2, 3):(1, 4) window at offset 2 of twelve distinct slots."""
     values = [float(i) + 0.5 for i in range(12)] if dtype == sw.Float32 else list(range(12))
     return sw.Tensor(sw.CPU(dtype, values=values), sw.Layout((2, 3), (1, 4)), 2)
+
+
+# First in this module, on purpose: a capsule that stopped holding its producer
+# would let the aliasing tests below read freed storage and kill the run with no
+# test named; this test names the defect before they run.
+@pytest.mark.spec(f"{LIFETIME}#1")
+@pytest.mark.parametrize("max_version", [None, (1, 0)], ids=["legacy", "versioned"])
+def test_a_capsule_holds_one_reference_to_its_producer(max_version):
+    """The producer's refcount rises by one per capsule and falls back when each is freed."""
+    t = window(sw.Float32)
+    before = sys.getrefcount(t)
+    capsules = [t.__dlpack__(max_version=max_version) for _ in range(2)]
+    assert sys.getrefcount(t) == before + 2
+    capsules.pop()
+    assert sys.getrefcount(t) == before + 1
+    capsules.clear()
+    assert sys.getrefcount(t) == before
+
+
+@pytest.mark.spec(f"{LIFETIME}#1", f"{LIFETIME}#2")
+@pytest.mark.parametrize("consumer", sorted(CONSUMERS))
+def test_a_consumer_array_holds_the_producer_until_freed(consumer):
+    """A consumer's array owns the capsule's reference: it drops when the array is freed."""
+    t = window(sw.Int32)
+    before = sys.getrefcount(t)
+    array = CONSUMERS[consumer][0](t)
+    assert sys.getrefcount(t) == before + 1
+    del array
+    gc.collect()
+    assert sys.getrefcount(t) == before
 
 
 @pytest.mark.spec(f"{REQ}#1", f"{REQ}#2")

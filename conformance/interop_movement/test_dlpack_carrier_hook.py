@@ -208,3 +208,37 @@ def test_report_a_foreign_device_verbatim():
     for other in ((1, 0), (8, 0), (2, 3)):
         with refused(BufferError, "dl_device", carriers=[t.carrier, backing]):
             t.__dlpack__(max_version=(1, 0), dl_device=other)
+
+
+@pytest.mark.spec(f"{HOOK}/refuse-an-overrides-malformed-field", f"{HOOK}#5")
+@pytest.mark.parametrize(
+    ("key", "value", "error"),
+    [
+        ("pointer", -1, ValueError),
+        ("pointer", 2**64, ValueError),
+        ("pointer", -(2**70), ValueError),
+        ("pointer", "0x10", TypeError),
+        ("pointer", 16.0, TypeError),
+        ("pointer", True, TypeError),
+        ("device_type", 2**40, ValueError),
+        ("device_type", -(2**31) - 1, ValueError),
+        ("device_type", None, TypeError),
+        ("device_id", 2**31, ValueError),
+        ("device_id", "0", TypeError),
+    ],
+)
+def test_refuse_an_overrides_malformed_field(key, value, error):
+    """A clear error naming the class, the key and the value, never pybind11's cast message."""
+    report = {"pointer": 4096, "device_type": 1, "device_id": 0, key: value}
+    t = reporting(report)
+    with refused(error, "Reporting", key, repr(value), carriers=[t.carrier]) as info:
+        t.__dlpack__(max_version=(1, 0))
+    assert "cast" not in str(info.value)
+
+
+@pytest.mark.spec(f"{HOOK}#5")
+def test_the_largest_pointer_is_accepted():
+    """2**64 - 1 is a valid address for the hook; the pointer it reports reaches the capsule."""
+    t = reporting({"pointer": 2**64 - 64, "device_type": 1, "device_id": 0})
+    capsule = t.__dlpack__(max_version=(1, 0))
+    assert R.inspect(capsule).data == 2**64 - 64

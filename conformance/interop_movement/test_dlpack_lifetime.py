@@ -19,6 +19,9 @@ from conformance.interop_movement.refusals import live_exports, refused
 
 REQ = "interop-movement/a-capsule-keeps-its-producer-alive-but-not-released-storage"
 
+# A lifetime defect crashes the interpreter: each test runs in its own child process.
+pytestmark = pytest.mark.isolated
+
 CONSUMERS = {"numpy": np.from_dlpack, "torch": torch.from_dlpack}
 
 

@@ -125,6 +125,40 @@ inline rc::Gen<Layout> gen_complementable_layout(
   });
 }
 
+// The integer standing for `coord` within `shape`: its colexicographic index.
+inline int64_t collapse(const IntTuple& coord, const IntTuple& shape) {
+  if (shape.is_leaf()) return coord.value();
+  int64_t index = 0;
+  int64_t weight = 1;
+  for (std::size_t k = 0; k < shape.rank(); ++k) {
+    index += collapse(coord[k], shape[k]) * weight;
+    weight *= shape_size(shape[k]);
+  }
+  return index;
+}
+
+// `coord` with one tuple-shaped sub-coordinate below the root replaced by the
+// integer standing for it: one form per tuple-shaped node of `shape` other
+// than the root (whose integer is the flat index). Mirrors
+// strategies.single_collapses.
+inline std::vector<IntTuple> single_collapses(const IntTuple& coord, const IntTuple& shape) {
+  std::vector<IntTuple> forms;
+  if (shape.is_leaf()) return forms;
+  for (std::size_t k = 0; k < shape.rank(); ++k) {
+    if (shape[k].is_leaf()) continue;
+    std::vector<IntTuple> replacements{IntTuple(collapse(coord[k], shape[k]))};
+    for (IntTuple& inner : single_collapses(coord[k], shape[k])) {
+      replacements.push_back(std::move(inner));
+    }
+    for (IntTuple& replacement : replacements) {
+      std::vector<IntTuple> elements = coord.elements();
+      elements[k] = std::move(replacement);
+      forms.push_back(IntTuple::tuple(std::move(elements)));
+    }
+  }
+  return forms;
+}
+
 // Every index of `layout`, in flat-index order.
 inline std::vector<int64_t> all_indices(const Layout& layout) {
   std::vector<int64_t> out;

@@ -43,6 +43,10 @@ RC_GTEST_PROP(core_layout__leaf_modes_flatten_the_shape_tree_in_order,
     if (flat_coord.size() != l.rank() || l.shape().is_leaf()) {
       RC_ASSERT(l(IntTuple::tuple(flat_coord)) == dot);
     }
+    for (const IntTuple& mixed : single_collapses(coord, l.shape())) {
+      RC_TAG("mixed coordinate");
+      RC_ASSERT(l(mixed) == dot);
+    }
   }
 }
 

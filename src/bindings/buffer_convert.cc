@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "describe.h"
 #include "strideweave/dtype/value.h"
 #include "strideweave/util/error.h"
 #include "value_convert.h"
@@ -85,7 +86,7 @@ NativeBuffer::NativeBuffer(py::handle obj, const DType& dtype, bool writable, co
   if (PyObject_GetBuffer(obj.ptr(), &view_, flags) != 0) {
     PyErr_Clear();
     view_.obj = nullptr;
-    throw TypeError(std::string(what) + ": " + py::repr(obj).cast<std::string>() + " is not a " +
+    throw TypeError(std::string(what) + ": " + describe_object(obj) + " is not a " +
                     (writable ? "writable " : "") + "C-contiguous buffer");
   }
   const std::string_view format = view_.format != nullptr ? view_.format : "B";

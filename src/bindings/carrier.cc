@@ -7,11 +7,15 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "buffer_convert.h"
+#include "describe.h"
+#include "int_convert.h"
+#include "self_arg.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
@@ -58,7 +62,7 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
         py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&PyDict_Type))(value);
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
-    throw TypeError("dlpack_info() of " + cls + " returned " + py::repr(value).cast<std::string>() +
+    throw TypeError("dlpack_info() of " + cls + " returned " + object_repr(value) +
                     ", which is not convertible to a dict");
   }
   const py::dict d = converted;
@@ -68,11 +72,40 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
     }
     return d[key];
   };
-  const py::object pointer = get("pointer");
-  const py::object device_type = get("device_type");
-  const py::object device_id = get("device_id");
-  return DLPackInfo{py::cast<uint64_t>(pointer), py::cast<int32_t>(device_type),
-                    py::cast<int32_t>(device_id)};
+  // Each value is an integer (bools refused: TypeError) within its field's
+  // range (ValueError); both errors name the class, the key and the value.
+  const auto integer = [&](const char* key) {
+    const py::object value = get(key);
+    if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+      throw TypeError("dlpack_info() of " + cls + " returned " + key + " " +
+                      describe_object(value) + ", which is not an integer");
+    }
+    return py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  };
+  const auto out_of_range = [&](const char* key, const py::int_& value, const char* range) {
+    return ValueError("dlpack_info() of " + cls + " returned " + key + " " + object_repr(value) +
+                      ", which is not " + range);
+  };
+  const py::int_ pointer = integer("pointer");
+  if (!pointer) throw py::error_already_set();
+  const unsigned long long address = PyLong_AsUnsignedLongLong(pointer.ptr());
+  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw out_of_range("pointer", pointer, "an address from 0 to 2**64 - 1");
+  }
+  const auto device_field = [&](const char* key) {
+    const py::int_ value = integer(key);
+    if (!value) throw py::error_already_set();
+    const ClampedInt v = to_clamped_int(value, key);
+    if (v.overflow != 0 || v.value < std::numeric_limits<int32_t>::min() ||
+        v.value > std::numeric_limits<int32_t>::max()) {
+      throw out_of_range(key, value, "a signed 32-bit integer");
+    }
+    return static_cast<int32_t>(v.value);
+  };
+  const int32_t device_type = device_field("device_type");
+  const int32_t device_id = device_field("device_id");
+  return DLPackInfo{static_cast<uint64_t>(address), device_type, device_id};
 }
 
 // The trampoline every Python subclass of a built-in carrier instantiates.
@@ -121,10 +154,16 @@ std::optional<std::vector<Value>> optional_values(const py::object& values) {
 
 DType require_dtype(const py::handle& dtype, const char* carrier) {
   if (!py::isinstance<DType>(dtype)) {
-    throw TypeError(std::string(carrier) + ": dtype " + py::repr(dtype).cast<std::string>() +
+    throw TypeError(std::string(carrier) + ": dtype " + object_repr(dtype) +
                     " is not a strideweave dtype");
   }
   return dtype.cast<DType>();
+}
+
+// The slot count n of a carrier constructor: None or an integer in int64.
+std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
+  if (n.is_none()) return std::nullopt;
+  return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
 // Binds one built-in carrier class with its constructor.
@@ -134,13 +173,14 @@ py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_&
                                                                     const char* doc) {
   py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> cls(m, name, doc);
   cls.def(py::init(
-              [name](py::handle dtype, std::optional<int64_t> n, py::object values, bool mutable_) {
-                return std::make_unique<C>(require_dtype(dtype, name), n, optional_values(values),
-                                           mutable_);
+              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
+                return std::make_unique<C>(require_dtype(dtype, name), slot_count(n, name),
+                                           optional_values(values), mutable_);
               },
-              [name](py::handle dtype, std::optional<int64_t> n, py::object values, bool mutable_) {
-                return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name), n,
-                                                      optional_values(values), mutable_);
+              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
+                return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name),
+                                                      slot_count(n, name), optional_values(values),
+                                                      mutable_);
               }),
           py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(),
           py::arg("values") = py::none(), py::arg("mutable") = true);
@@ -200,7 +240,7 @@ const CarrierClass& descriptor_for_type(py::handle type) {
     }
   }
   if (parent == nullptr) {
-    throw TypeError(py::repr(type).cast<std::string>() + " is not a Carrier class");
+    throw TypeError(object_repr(type) + " is not a Carrier class");
   }
   auto descriptor =
       std::make_unique<CarrierClass>(type.attr("__qualname__").cast<std::string>(), parent);
@@ -223,7 +263,7 @@ void bind_carriers(py::module_& m) {
 
   py::class_<VersionToken>(m, "VersionToken", "A snapshot of (carrier identity, version).")
       .def_property_readonly("version", &VersionToken::version)
-      .def("is_current", &VersionToken::is_current)
+      .def("is_current", &VersionToken::is_current, self_not_none)
       .def("__eq__",
            [](const VersionToken& a, py::handle b) {
              return py::isinstance<VersionToken>(b) && a == b.cast<const VersionToken&>();
@@ -244,7 +284,7 @@ void bind_carriers(py::module_& m) {
           py::return_value_policy::reference)
       .def_property_readonly("dtype", &Carrier::dtype)
       .def_property_readonly("slots", &Carrier::slots)
-      .def("__len__", &Carrier::slots)
+      .def("__len__", &Carrier::slots, self_not_none)
       .def_property_readonly("version", &Carrier::version)
       .def_property_readonly("is_released", &Carrier::is_released)
       .def_property_readonly("owner", &Carrier::owner)
@@ -260,9 +300,9 @@ void bind_carriers(py::module_& m) {
            py::arg("out") = py::none())
       .def("write_range", &write_range, py::arg("first"), py::arg("values"))
       .def("allocate", &Carrier::allocate, py::arg("n"))
-      .def("version_token", &Carrier::version_token)
-      .def("release", &Carrier::release)
-      .def("is_mutable", &Carrier::is_mutable)
+      .def("version_token", &Carrier::version_token, self_not_none)
+      .def("release", &Carrier::release, self_not_none)
+      .def("is_mutable", &Carrier::is_mutable, self_not_none)
       .def_property_readonly("pinned_by", &Carrier::pinned_by)
       .def(
           "_pin",
@@ -284,7 +324,7 @@ void bind_carriers(py::module_& m) {
           },
           py::arg("carrier"))
       .def("relinquish", &Carrier::relinquish, py::arg("carrier"))
-      .def("new_like", &Carrier::new_like)
+      .def("new_like", &Carrier::new_like, self_not_none)
       .def("dlpack_info", [](const Carrier& c) { return info_to_dict(c.dlpack_info()); })
       .def("__repr__", [](const Carrier& c) {
         return "<" + c.label() + " " + c.dtype().name() + " slots=" + std::to_string(c.slots()) +
@@ -305,7 +345,7 @@ void bind_carriers(py::module_& m) {
           },
           py::arg("first"), py::arg("values"))
       .def("allocate", &Lease::allocate, py::arg("n"))
-      .def("end", &Lease::end)
+      .def("end", &Lease::end, self_not_none)
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](Lease& l, const py::args&) { l.end(); });
 

@@ -14,8 +14,9 @@
 #include <string>
 #include <string_view>
 
+#include "describe.h"
 #include "errors.h"
-#include "py_int.h"
+#include "int_convert.h"
 #include "strideweave/interop/dlpack_export.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
@@ -29,8 +30,6 @@ namespace {
 constexpr const char* kLegacyName = "dltensor";
 constexpr const char* kVersionedName = "dltensor_versioned";
 constexpr const char* kDlpackOperation = "DLPack export (__dlpack__)";
-
-std::string type_name(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
 // Converts max_version / dl_device: a tuple or list of two integers (the
 // caller handles None). A list is read from a tuple snapshot: an element's
@@ -52,13 +51,13 @@ std::optional<IntPair> to_pair(PyObject* obj, const char* what) {
   int64_t parts[2];
   for (Py_ssize_t i = 0; i < 2; ++i) {
     PyObject* e = PyTuple_GET_ITEM(obj, i);
-    if (!PyLong_CheckExact(e) && (PyBool_Check(e) || !PyIndex_Check(e))) {
-      throw TypeError(std::string(what) + " element " +
-                      py::repr(py::handle(e)).cast<std::string>() + " is not an integer");
+    if (PyBool_Check(e)) {
+      throw TypeError(std::string(what) + " element " + describe_object(e) +
+                      " is a bool, not an integer");
     }
-    // Saturated: a ceiling or device beyond int64 compares like the extreme it
+    // Clamped: a ceiling or device beyond int64 compares like the extreme it
     // exceeds (a huge major version is still >= 1, a huge negative one < 0).
-    parts[i] = index_to_int64(e).value;
+    parts[i] = to_clamped_int(e, what).value;
   }
   return IntPair{parts[0], parts[1]};
 }

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "describe.h"
+#include "self_arg.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/util/error.h"
 #include "value_semantics.h"
@@ -16,12 +18,11 @@ namespace {
 
 Field to_field(py::handle name, py::handle dtype) {
   if (!py::isinstance<py::str>(name)) {
-    throw TypeError("compound field name " + py::repr(name).cast<std::string>() +
-                    " is not a string");
+    throw TypeError("compound field name " + object_repr(name) + " is not a string");
   }
   if (!py::isinstance<DType>(dtype)) {
-    throw TypeError("compound field '" + name.cast<std::string>() + "' has " +
-                    py::repr(dtype).cast<std::string>() + ", which is not a dtype");
+    throw TypeError("compound field '" + name.cast<std::string>() + "' has " + object_repr(dtype) +
+                    ", which is not a dtype");
   }
   return Field{name.cast<std::string>(), dtype.cast<DType>()};
 }
@@ -63,7 +64,7 @@ void bind_dtype(py::module_& m) {
                                }
                                return out;
                              })
-      .def("__repr__", &DType::name);
+      .def("__repr__", &DType::name, self_not_none);
 
   m.attr("Bool") = DType::Bool();
   m.attr("Int32") = DType::Int32();

@@ -22,6 +22,8 @@ PyObject* python_type(ErrorKind kind) {
       return PyExc_BufferError;
     case ErrorKind::kNotImplementedError:
       return PyExc_NotImplementedError;
+    case ErrorKind::kMemoryError:
+      return PyExc_MemoryError;
   }
   return PyExc_RuntimeError;
 }

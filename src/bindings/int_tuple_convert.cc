@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "describe.h"
+#include "int_convert.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -11,37 +13,38 @@ namespace strideweave::bindings {
 
 namespace {
 
-std::string describe(py::handle obj) {
-  return py::repr(obj).cast<std::string>() + " (" +
-         py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>() + ")";
+IntTuple convert(py::handle obj, std::string_view what, int depth) {
+  if (PyBool_Check(obj.ptr())) {
+    throw TypeError(std::string(what) + " value " + describe_object(obj) +
+                    " is a bool, not an integer");
+  }
+  if (PyTuple_Check(obj.ptr()) || PyList_Check(obj.ptr())) {
+    if (depth == IntTuple::kMaxDepth) {
+      throw ValueError(std::string(what) + " nests deeper than the limit of " +
+                       std::to_string(IntTuple::kMaxDepth) + " levels");
+    }
+    const auto items = py::reinterpret_steal<py::tuple>(PySequence_Tuple(obj.ptr()));
+    if (!items) throw py::error_already_set();
+    std::vector<IntTuple> elements;
+    elements.reserve(items.size());
+    for (py::handle e : items) elements.push_back(convert(e, what, depth + 1));
+    return IntTuple::tuple(std::move(elements));
+  }
+  if (!PyIndex_Check(obj.ptr())) {
+    throw TypeError(std::string(what) + " value " + describe_object(obj) +
+                    " is not an integer or a tuple of integers");
+  }
+  const ClampedInt value = to_clamped_int(obj, what);
+  if (value.overflow != 0) {
+    throw ValueError(std::string(what) + " value " + object_repr(obj) +
+                     " does not fit a signed 64-bit integer");
+  }
+  return IntTuple(value.value);
 }
 
 }  // namespace
 
-IntTuple to_int_tuple(py::handle obj, std::string_view what) {
-  if (PyBool_Check(obj.ptr())) {
-    throw TypeError(std::string(what) + " value " + describe(obj) + " is a bool, not an integer");
-  }
-  if (PyTuple_Check(obj.ptr()) || PyList_Check(obj.ptr())) {
-    std::vector<IntTuple> elements;
-    for (py::handle e : obj) elements.push_back(to_int_tuple(e, what));
-    return IntTuple::tuple(std::move(elements));
-  }
-  if (!PyIndex_Check(obj.ptr())) {
-    throw TypeError(std::string(what) + " value " + describe(obj) +
-                    " is not an integer or a tuple of integers");
-  }
-  const py::int_ as_int = py::reinterpret_steal<py::int_>(PyNumber_Index(obj.ptr()));
-  if (!as_int) throw py::error_already_set();
-  int overflow = 0;
-  const long long value = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
-  if (overflow != 0) {
-    throw ValueError(std::string(what) + " value " + py::repr(obj).cast<std::string>() +
-                     " does not fit a signed 64-bit integer");
-  }
-  if (value == -1 && PyErr_Occurred()) throw py::error_already_set();
-  return IntTuple(static_cast<int64_t>(value));
-}
+IntTuple to_int_tuple(py::handle obj, std::string_view what) { return convert(obj, what, 0); }
 
 py::object from_int_tuple(const IntTuple& t) {
   if (t.is_leaf()) return py::int_(t.value());

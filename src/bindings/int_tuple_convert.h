@@ -12,7 +12,9 @@ namespace strideweave::bindings {
 // Converts an int, or a (nested) tuple or list of ints, to an IntTuple.
 // Throws TypeError naming `what` and the offending object for a leaf that is
 // not an integer or is a bool, or for any other container; ValueError for an
-// integer outside int64.
+// integer outside int64, and ValueError naming `what` for nesting deeper than
+// IntTuple::kMaxDepth, detected before descending further. Lists are copied
+// before their items are read, so an item's __index__ may mutate them.
 IntTuple to_int_tuple(pybind11::handle obj, std::string_view what);
 
 // An int for a leaf, a tuple of converted elements otherwise.

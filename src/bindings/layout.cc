@@ -3,7 +3,10 @@
 
 #include <string>
 
+#include "describe.h"
+#include "int_convert.h"
 #include "int_tuple_convert.h"
+#include "self_arg.h"
 #include "strideweave/layout/algebra.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/util/error.h"
@@ -23,8 +26,7 @@ Tiler to_tiler(py::handle obj, const char* what) {
   Tiler tiler;
   for (py::handle e : obj) {
     if (!py::isinstance<Layout>(e)) {
-      throw TypeError(std::string(what) + " tiler element " + py::repr(e).cast<std::string>() +
-                      " is not a Layout");
+      throw TypeError(std::string(what) + " tiler element " + object_repr(e) + " is not a Layout");
     }
     tiler.push_back(e.cast<Layout>());
   }
@@ -87,9 +89,25 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
           "idx2crd",
           [](const Layout& l, int64_t index) { return from_int_tuple(l.idx2crd(index)); },
           py::arg("index"))
-      .def("mode", &Layout::mode, py::arg("i"))
-      .def("is_injective", &Layout::is_injective)
-      .def("__repr__", &Layout::to_string)
+      .def(
+          "mode",
+          [](const Layout& l, py::handle i) {
+            // Python's sequence indexing: a negative index counts from the end.
+            if (PyBool_Check(i.ptr())) {
+              throw TypeError("Layout mode index " + describe_object(i) + " is a bool");
+            }
+            const ClampedInt index = to_clamped_int(i, "Layout mode index");
+            const auto rank = static_cast<int64_t>(l.rank());
+            const int64_t position = index.value < 0 ? index.value + rank : index.value;
+            if (index.overflow != 0 || position < 0 || position >= rank) {
+              throw IndexError("Layout mode index " + object_repr(i) +
+                               " is out of range for rank " + std::to_string(rank));
+            }
+            return l.mode(static_cast<std::size_t>(position));
+          },
+          py::arg("i"))
+      .def("is_injective", &Layout::is_injective, self_not_none)
+      .def("__repr__", &Layout::to_string, self_not_none)
       .def(py::pickle(
           [](const Layout& l) {
             return py::make_tuple(from_int_tuple(l.shape()), from_int_tuple(l.stride()));

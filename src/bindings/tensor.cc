@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "buffer_convert.h"
+#include "describe.h"
+#include "int_convert.h"
 #include "int_tuple_convert.h"
+#include "self_arg.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/tensor/factories.h"
 #include "strideweave/tensor/format.h"
@@ -25,15 +28,30 @@ namespace strideweave::bindings {
 namespace {
 
 // Nests `values` (flat colexicographic leaf order) one list level per leaf
-// mode, the first leaf mode outermost.
-py::object nest(const std::vector<Value>& values, const std::vector<int64_t>& extents,
-                std::size_t level, int64_t base, int64_t weight) {
-  if (level == extents.size()) return from_value(values[static_cast<std::size_t>(base)]);
-  py::list out;
-  for (int64_t i = 0; i < extents[level]; ++i) {
-    out.append(nest(values, extents, level + 1, base + i * weight, weight * extents[level]));
+// mode, the first leaf mode outermost. Built innermost level first, without
+// recursion: a layout may have any number of leaf modes.
+py::object nest(const std::vector<Value>& values, const std::vector<int64_t>& extents) {
+  std::vector<py::object> level;
+  level.reserve(values.size());
+  for (const Value& v : values) level.push_back(from_value(v));
+  // outer[k]: the positions of the modes before mode k (the products do not
+  // overflow: the layout's size was computed by the same running product).
+  std::vector<int64_t> outer(extents.size(), 1);
+  for (std::size_t k = 1; k < extents.size(); ++k) outer[k] = outer[k - 1] * extents[k - 1];
+  for (std::size_t k = extents.size(); k-- > 0;) {
+    const int64_t extent = extents[k];
+    std::vector<py::object> lists;
+    lists.reserve(static_cast<std::size_t>(outer[k]));
+    for (int64_t p = 0; p < outer[k]; ++p) {
+      py::list inner(static_cast<std::size_t>(extent));
+      for (int64_t j = 0; j < extent; ++j) {
+        inner[static_cast<std::size_t>(j)] = level[static_cast<std::size_t>(p + outer[k] * j)];
+      }
+      lists.push_back(std::move(inner));
+    }
+    level = std::move(lists);
   }
-  return std::move(out);
+  return level.front();
 }
 
 py::object tolist(const Tensor& t) {
@@ -52,13 +70,13 @@ py::object tolist(const Tensor& t) {
     for (const Value& v : values) out.append(from_value(v));
     return std::move(out);
   }
-  return nest(values, shape.leaves(), 0, 0, 1);
+  return nest(values, shape.leaves());
 }
 
 std::optional<DType> optional_dtype(const py::object& dtype) {
   if (dtype.is_none()) return std::nullopt;
   if (!py::isinstance<DType>(dtype)) {
-    throw TypeError("dtype " + py::repr(dtype).cast<std::string>() + " is not a strideweave dtype");
+    throw TypeError("dtype " + object_repr(dtype) + " is not a strideweave dtype");
   }
   return dtype.cast<DType>();
 }
@@ -73,12 +91,15 @@ void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extent
     return;
   }
   if (!is_sequence) throw ValueError("ragged nesting: a value where a sequence was expected");
-  const auto n = static_cast<int64_t>(py::len(obj));
+  // A copy: converting an item (its __index__) may mutate a list being read.
+  const auto items = py::reinterpret_steal<py::tuple>(PySequence_Tuple(obj.ptr()));
+  if (!items) throw py::error_already_set();
+  const auto n = static_cast<int64_t>(items.size());
   if (n != extents[depth]) {
     throw ValueError("ragged nesting: length " + std::to_string(n) + " at depth " +
                      std::to_string(depth) + " differs from " + std::to_string(extents[depth]));
   }
-  for (py::handle e : obj) read_nested(e, depth + 1, extents, values);
+  for (py::handle e : items) read_nested(e, depth + 1, extents, values);
 }
 
 std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
@@ -98,7 +119,11 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   // The shape comes from the first element at each depth; read_nested then
   // checks every element against it.
   std::vector<int64_t> extents;
-  for (py::handle probe = values; PyList_Check(probe.ptr()) || PyTuple_Check(probe.ptr());) {
+  for (py::object probe = values; PyList_Check(probe.ptr()) || PyTuple_Check(probe.ptr());) {
+    if (extents.size() == kMaxValueNesting) {
+      throw ValueError("tensor values nest deeper than the limit of " +
+                       std::to_string(kMaxValueNesting) + " levels");
+    }
     extents.push_back(static_cast<int64_t>(py::len(probe)));
     if (extents.back() == 0) break;
     probe = probe[py::int_(0)];
@@ -133,24 +158,33 @@ void read_encoded_into(const Tensor& t, py::handle buffer) {
   t.read_encoded(static_cast<std::byte*>(view.buf));
 }
 
+// A slice bound or step: None, or any integer, clamped to int64 (which clamps
+// to the mode exactly as a larger integer would).
+std::optional<int64_t> slice_part(py::handle v) {
+  if (v.is_none()) return std::nullopt;
+  if (!PyIndex_Check(v.ptr())) {
+    throw TypeError("slice indices must be integers or None, not " + describe_object(v));
+  }
+  return to_clamped_int(v, "slice index").value;
+}
+
 IndexItem to_index_item(py::handle item) {
   if (PySlice_Check(item.ptr())) {
-    const py::slice s = py::reinterpret_borrow<py::slice>(item);
+    const auto* slice = reinterpret_cast<PySliceObject*>(item.ptr());
     Slice out;
-    const auto bound = [](py::handle v) -> std::optional<int64_t> {
-      if (v.is_none()) return std::nullopt;
-      return v.cast<int64_t>();
-    };
-    out.start = bound(s.attr("start"));
-    out.stop = bound(s.attr("stop"));
-    out.step = bound(s.attr("step")).value_or(1);
+    out.start = slice_part(slice->start);
+    out.stop = slice_part(slice->stop);
+    out.step = slice_part(slice->step).value_or(1);
     return out;
   }
   if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
-    throw TypeError("tensor index " + py::repr(item).cast<std::string>() +
-                    " is not an integer or a slice");
+    throw TypeError("tensor index " + object_repr(item) + " is not an integer or a slice");
   }
-  return item.cast<int64_t>();
+  const ClampedInt index = to_clamped_int(item, "tensor index");
+  if (index.overflow != 0) {
+    throw IndexError("index " + object_repr(item) + " is out of range for every mode");
+  }
+  return index.value;
 }
 
 }  // namespace
@@ -162,32 +196,30 @@ A logical dtype plus one subtensor (carrier, offset, layout), or validated plane
 Tensor(carrier, layout, offset=0) views a window of carrier; see
 spec/core-tensor-representation.
 )doc")
-      .def(py::init([](py::handle carrier, py::handle layout, int64_t offset) {
+      .def(py::init([](py::handle carrier, py::handle layout, py::handle offset) {
              if (!py::isinstance<Carrier>(carrier)) {
-               throw TypeError("Tensor carrier " + py::repr(carrier).cast<std::string>() +
-                               " is not a Carrier");
+               throw TypeError("Tensor carrier " + object_repr(carrier) + " is not a Carrier");
              }
              if (!py::isinstance<Layout>(layout)) {
-               throw TypeError("Tensor layout " + py::repr(layout).cast<std::string>() +
-                               " is not a Layout");
+               throw TypeError("Tensor layout " + object_repr(layout) + " is not a Layout");
              }
              auto shared = carrier.cast<std::shared_ptr<Carrier>>();
              shared->carrier_class();  // resolve a Python subclass's descriptor with the GIL
-             return Tensor::make(std::move(shared), layout.cast<Layout>(), offset);
+             return Tensor::make(std::move(shared), layout.cast<Layout>(),
+                                 to_int64(offset, "Tensor offset"));
            }),
            py::arg("carrier"), py::arg("layout"), py::arg("offset") = 0)
       .def_static(
           "from_planes",
           [](py::handle dtype, py::handle planes) {
             if (!py::isinstance<DType>(dtype)) {
-              throw TypeError("from_planes dtype " + py::repr(dtype).cast<std::string>() +
+              throw TypeError("from_planes dtype " + object_repr(dtype) +
                               " is not a strideweave dtype");
             }
             std::vector<std::shared_ptr<Tensor>> converted;
             for (py::handle p : planes) {
               if (!py::isinstance<Tensor>(p)) {
-                throw TypeError("from_planes plane " + py::repr(p).cast<std::string>() +
-                                " is not a Tensor");
+                throw TypeError("from_planes plane " + object_repr(p) + " is not a Tensor");
               }
               converted.push_back(p.cast<std::shared_ptr<Tensor>>());
             }
@@ -203,7 +235,7 @@ spec/core-tensor-representation.
       .def_property_readonly("is_multi_subtensor", &Tensor::is_multi_subtensor)
       .def_property_readonly("planes", [](const Tensor& t) { return t.planes(); })
       .def("tolist", &tolist)
-      .def("is_mutable", &Tensor::is_mutable)
+      .def("is_mutable", &Tensor::is_mutable, self_not_none)
       .def("relayout", &Tensor::relayout, py::arg("layout"), py::arg("offset") = 0)
       .def(
           "broadcast_to",
@@ -221,7 +253,7 @@ spec/core-tensor-representation.
              }
              return t.index(items);
            })
-      .def("__len__", &Tensor::length)
+      .def("__len__", &Tensor::length, self_not_none)
       .def("__repr__", &format_tensor)
       .def("_read_encoded_into", &read_encoded_into, py::arg("buffer"),
            "Writes the values in flat order, natively encoded, into a contiguous buffer.");

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "describe.h"
+#include "int_convert.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -10,16 +12,16 @@ namespace strideweave::bindings {
 
 namespace {
 
-std::string type_name(py::handle obj) {
-  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
-}
-
 Scalar to_scalar(py::handle obj) {
+  if (PyTuple_Check(obj.ptr())) {  // not converted, not even its repr: it may nest arbitrarily
+    throw TypeError("record field of type " + std::string(Py_TYPE(obj.ptr())->tp_name) +
+                    " is not a scalar");
+  }
   const Value v = to_value(obj);
   if (const bool* b = std::get_if<bool>(&v)) return *b;
   if (const int64_t* i = std::get_if<int64_t>(&v)) return *i;
   if (const double* d = std::get_if<double>(&v)) return *d;
-  throw TypeError("record field " + py::repr(obj).cast<std::string>() + " is not a scalar");
+  throw TypeError("record field " + object_repr(obj) + " is not a scalar");
 }
 
 }  // namespace
@@ -32,22 +34,18 @@ Value to_value(py::handle obj) {
     return r;
   }
   if (PyIndex_Check(obj.ptr())) {
-    const py::object as_int = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
-    if (!as_int) throw py::error_already_set();
-    int overflow = 0;
-    const long long value = PyLong_AsLongLongAndOverflow(as_int.ptr(), &overflow);
-    if (overflow != 0) {
-      throw ValueError("value " + py::repr(obj).cast<std::string>() +
-                       " does not fit a signed 64-bit integer");
+    const ClampedInt value = to_clamped_int(obj, "value");
+    if (value.overflow != 0) {
+      throw ValueError("value " + object_repr(obj) + " does not fit a signed 64-bit integer");
     }
-    return static_cast<int64_t>(value);
+    return value.value;
   }
   if (PyFloat_Check(obj.ptr()) || py::hasattr(obj, "__float__")) {
     const double d = PyFloat_AsDouble(obj.ptr());
     if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
     return d;
   }
-  throw TypeError("value " + py::repr(obj).cast<std::string>() + " (" + type_name(obj) +
+  throw TypeError("value " + object_repr(obj) + " (" + type_name(obj) +
                   ") is not a bool, an integer, a float or a record tuple");
 }
 

@@ -200,5 +200,38 @@ TEST(core_tensor_representation__numpy_reads_a_tensor_through_the_array_protocol
   EXPECT_NE(released.find(c->label()), std::string::npos) << released;
 }
 
+TEST(carrier_storage__a_carrier_holds_slots_of_one_dtype, refuse_storage_that_cannot_exist) {
+  constexpr int64_t n = int64_t{1} << 62;
+  const std::string cpu = message_of<MemoryError>([&] { CPU(DType::Bool(), n); });
+  EXPECT_NE(cpu.find("CPU"), std::string::npos) << cpu;
+  EXPECT_NE(cpu.find("4611686018427387904 slots of Bool"), std::string::npos) << cpu;
+  const std::string generic = message_of<MemoryError>([&] { Generic(DType::Float32(), n); });
+  EXPECT_NE(generic.find("Generic: cannot allocate 4611686018427387904 slots"), std::string::npos)
+      << generic;
+  const std::string too_big = message_of<ValueError>([&] { CPU(DType::Float32(), n); });
+  EXPECT_NE(too_big.find("4611686018427387904 slots of Float32"), std::string::npos) << too_big;
+  Generic empty(DType::Int32());
+  EXPECT_THROW(empty.allocate(n), MemoryError);
+  EXPECT_EQ(empty.slots(), 0);
+  EXPECT_EQ(empty.version(), 0u);
+}
+
+TEST(carrier_storage__entry_points_read_and_write_slots_and_count_mutations,
+     clause3__int32_bounds) {
+  for (bool cpu : {true, false}) {
+    std::shared_ptr<Carrier> c =
+        cpu ? std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Int32(), 2))
+            : std::make_shared<Generic>(DType::Int32(), 2);
+    c->write(0, int64_t{-2147483648});
+    c->write(1, int64_t{2147483647});
+    EXPECT_EQ(c->read(0), Value(int64_t{-2147483648}));
+    EXPECT_EQ(c->read(1), Value(int64_t{2147483647}));
+    EXPECT_THROW(c->write(0, int64_t{-2147483649}), ValueError);
+    EXPECT_THROW(c->write(1, int64_t{2147483648}), ValueError);
+    EXPECT_EQ(c->read(0), Value(int64_t{-2147483648}));
+    EXPECT_EQ(c->version(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace strideweave

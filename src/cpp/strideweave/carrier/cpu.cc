@@ -1,5 +1,6 @@
 #include "strideweave/carrier/cpu.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -42,13 +43,25 @@ CPU::CPU(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Value>
 }
 
 std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n) const {
-  const int64_t bytes = checked_mul(n, static_cast<int64_t>(itemsize_), "CPU buffer size");
-  const auto rounded = static_cast<std::size_t>(std::max<int64_t>(1, ceil_div(bytes, kAlignment)) *
-                                                static_cast<int64_t>(kAlignment));
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, rounded));
-  if (p == nullptr)
-    throw RuntimeError("CPU: cannot allocate " + std::to_string(rounded) + " bytes");
-  std::memset(p, 0, rounded);
+  const auto too_big = [&] {
+    return ValueError("CPU: " + std::to_string(n) + " slots of " + dtype().name() +
+                      " need more bytes than a buffer can hold (at most 2**63 - 1)");
+  };
+  int64_t bytes = 0;
+  int64_t rounded = 0;
+  const auto alignment = static_cast<int64_t>(kAlignment);
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize_), &bytes) ||
+      __builtin_mul_overflow(std::max<int64_t>(1, ceil_div(bytes, alignment)), alignment,
+                             &rounded)) {
+    throw too_big();
+  }
+  auto* p =
+      static_cast<std::byte*>(std::aligned_alloc(kAlignment, static_cast<std::size_t>(rounded)));
+  if (p == nullptr) {
+    throw MemoryError("CPU: cannot allocate " + std::to_string(rounded) + " bytes for " +
+                      std::to_string(n) + " slots of " + dtype().name());
+  }
+  std::memset(p, 0, static_cast<std::size_t>(rounded));
   return std::unique_ptr<std::byte, Free>(p);
 }
 

@@ -17,8 +17,9 @@ class CPU : public Carrier {
   static constexpr std::size_t kAlignment = 64;
 
   // n zero slots (empty when nullopt), or one slot per element of `values`.
-  // Throws TypeError naming CPU and the dtype for an abstract dtype, plus the
-  // errors of Generic's constructor.
+  // Throws TypeError naming CPU and the dtype for an abstract dtype, ValueError
+  // when n slots need more bytes than a buffer can hold, MemoryError when the
+  // buffer cannot be allocated, plus the errors of Generic's constructor.
   CPU(DType dtype, std::optional<int64_t> n = std::nullopt,
       std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
 

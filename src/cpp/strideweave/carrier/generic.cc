@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "strideweave/util/allocation.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -15,7 +16,8 @@ Generic::Generic(DType dtype, std::optional<int64_t> n, std::optional<std::vecto
                  bool mutable_)
     : Carrier(std::move(dtype), mutable_) {
   const int64_t count = initial_slot_count("Generic", n, values);
-  elements_.reserve(static_cast<std::size_t>(count));
+  allocating("Generic", count, "slots",
+             [&] { elements_.reserve(static_cast<std::size_t>(count)); });
   if (values) {
     for (const Value& v : *values) elements_.push_back(coerce(this->dtype(), v));
   } else {
@@ -57,7 +59,8 @@ void Generic::do_write_values(int64_t first, int64_t count, const Value* coerced
 }
 
 void Generic::do_allocate(int64_t n) {
-  elements_.assign(static_cast<std::size_t>(n), zero_of(dtype()));
+  allocating("Generic", n, "slots",
+             [&] { elements_.assign(static_cast<std::size_t>(n), zero_of(dtype())); });
 }
 
 void Generic::do_release() {

@@ -16,7 +16,8 @@ class Generic : public Carrier {
  public:
   // n zero slots (empty when nullopt), or one slot per element of `values`.
   // Throws ValueError for n < 0 or when n and values disagree, and the
-  // conversion errors of coerce for a value the dtype cannot represent.
+  // conversion errors of coerce for a value the dtype cannot represent, and
+  // MemoryError naming Generic and n when the slots cannot be allocated.
   Generic(DType dtype, std::optional<int64_t> n = std::nullopt,
           std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <limits>
+
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
@@ -125,6 +128,49 @@ TEST(interop_movement__a_carrier_opts_into_dlpack_through_dlpack_info, clause4__
   auto t = Tensor::make(c, Layout(T(4)), 0);
   c->release();
   EXPECT_THROW(export_dlpack(*t, ExportRequest{}, ExportOwner{}), BufferError);
+}
+
+TEST(interop_movement__dlpack_export_produces_version_1_0_or_the_legacy_structure_on_request,
+     clause2__no_max_version) {
+  // A request with no max_version produces the legacy structure, fully described.
+  std::vector<Value> values{int64_t{-2147483648}, int64_t{7}, int64_t{2147483647}};
+  auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, values, false);
+  auto t = Tensor::make(c, Layout(T(2), T(1)), 1);
+  CountingOwner counter;
+  ExportedTensor e = export_dlpack(*t, ExportRequest{}, counter.owner());
+  ASSERT_NE(e.legacy, nullptr);
+  ASSERT_EQ(e.versioned, nullptr);
+  const dlpack::DLTensor& dl = e.legacy->dl_tensor;
+  EXPECT_EQ(dl.data, static_cast<void*>(c->data()));
+  EXPECT_EQ(dl.byte_offset, 4u);
+  EXPECT_EQ(dl.device.device_type, dlpack::kDLCPU);
+  EXPECT_EQ(dl.ndim, 1);
+  EXPECT_EQ(dl.shape[0], 2);
+  EXPECT_EQ(dl.strides[0], 1);
+  EXPECT_EQ(dl.dtype.code, dlpack::kDLInt);
+  EXPECT_EQ(dl.dtype.bits, 32);
+  EXPECT_EQ(dl.dtype.lanes, 1);
+  EXPECT_EQ(counter.live(), 1);
+  e.legacy->deleter(e.legacy);
+  EXPECT_EQ(counter.releases, 1);
+  EXPECT_EQ(counter.live(), 0);
+}
+
+TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
+     clause1__int32_bounds) {
+  // Both bounds of Int32 reach the consumer's buffer as native int32 values.
+  std::vector<Value> values{int64_t{-2147483648}, int64_t{2147483647}};
+  auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, values);
+  auto t = Tensor::make(c, Layout(T(2)), 0);
+  CountingOwner counter;
+  ExportedTensor e = export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.owner());
+  const dlpack::DLTensor& dl = e.versioned->dl_tensor;
+  int32_t read[2];
+  std::memcpy(read, static_cast<const std::byte*>(dl.data) + dl.byte_offset, sizeof read);
+  EXPECT_EQ(read[0], std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(read[1], std::numeric_limits<int32_t>::max());
+  e.versioned->deleter(e.versioned);
+  EXPECT_EQ(counter.releases, 1);
 }
 
 }  // namespace

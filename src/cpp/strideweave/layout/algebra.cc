@@ -43,12 +43,14 @@ std::vector<LeafMode> coalesced_modes(const Layout& layout) {
   return out;
 }
 
-// composition(a, s:d) for an integral right operand.
-Layout compose_integral(const Layout& a, int64_t s, int64_t d) {
-  if (s <= 1 || d == 0) return Layout(s, 0);
-  const std::vector<LeafMode> coalesced = coalesced_modes(a);
-  std::vector<LeafMode> modes = coalesced;
-  const std::size_t last = modes.size() - 1;
+// The modes of composition(A, s:d) for an integral right operand, given
+// `coalesced` = coalesced_modes(A). Reads only the modes it walks: dividing
+// out d and keeping s visit at most log2(d) + log2(s) + 2 of them, since every
+// coalesced mode but the last has extent >= 2. Never copies `coalesced`.
+std::vector<LeafMode> compose_integral(const std::vector<LeafMode>& coalesced, int64_t s,
+                                       int64_t d) {
+  if (s <= 1 || d == 0) return {{s, 0}};
+  const std::size_t last = coalesced.size() - 1;
   const auto fail = [&](const char* condition, std::size_t i) {
     return ValueError("composition is not admissible: the " + std::string(condition) +
                       " condition fails at mode " + std::to_string(i) + " (" +
@@ -56,28 +58,30 @@ Layout compose_integral(const Layout& a, int64_t s, int64_t d) {
                       ") of coalesce(A) = " + from_modes(coalesced).to_string() +
                       " for B = " + std::to_string(s) + ":" + std::to_string(d));
   };
-  // Divide out the first d elements: keep every d-th element of `a`.
+  // Divide out the first d elements: keep every d-th element of A. Modes
+  // before `first` are divided out entirely; `head` is mode `first` as kept.
   int64_t rest_stride = d;
-  for (std::size_t i = 0; i < last && rest_stride != 1; ++i) {
-    LeafMode& m = modes[i];
+  std::size_t first = 0;
+  LeafMode head = coalesced[0];
+  while (first < last && rest_stride != 1) {
+    const LeafMode& m = coalesced[first];
     if (rest_stride % m.extent == 0) {
       rest_stride /= m.extent;
-      m.extent = 1;
+      head = coalesced[++first];
     } else if (m.extent % rest_stride == 0) {
-      m.extent /= rest_stride;
-      m.stride = checked_mul(m.stride, rest_stride, "composition stride");
+      head = {m.extent / rest_stride, checked_mul(m.stride, rest_stride, "composition stride")};
       rest_stride = 1;
     } else {
-      throw fail("stride divisibility", i);
+      throw fail("stride divisibility", first);
     }
   }
-  modes[last].stride = checked_mul(modes[last].stride, rest_stride, "composition stride");
+  const int64_t last_stride =
+      checked_mul(coalesced[last].stride, rest_stride, "composition stride");
   // Mod out all but the first s elements.
   std::vector<LeafMode> result;
   int64_t rest_shape = s;
-  for (std::size_t i = 0; i < last && rest_shape != 1; ++i) {
-    const LeafMode& m = modes[i];
-    if (m.extent == 1) continue;
+  for (std::size_t i = first; i < last && rest_shape != 1; ++i) {
+    const LeafMode m = i == first ? head : coalesced[i];
     if (rest_shape <= m.extent) {
       result.push_back({rest_shape, m.stride});
       rest_shape = 1;
@@ -88,15 +92,35 @@ Layout compose_integral(const Layout& a, int64_t s, int64_t d) {
       throw fail("shape divisibility", i);
     }
   }
-  if (rest_shape != 1) result.push_back({rest_shape, modes[last].stride});
-  return from_modes(result);
+  if (rest_shape != 1) result.push_back({rest_shape, last_stride});
+  return result;
 }
 
-Layout compose_with(const Layout& a, const Layout& b) {
-  if (b.shape().is_leaf()) return compose_integral(a, b.shape().value(), b.stride().value());
-  std::vector<Layout> modes;
-  for (std::size_t i = 0; i < b.rank(); ++i) modes.push_back(compose_with(a, b.mode(i)));
-  return make_layout(modes);
+// The shape and stride trees of composition(A, b), b given by its trees;
+// recursion follows b's tree, so its depth is bounded by IntTuple::kMaxDepth.
+std::pair<IntTuple, IntTuple> compose_trees(const std::vector<LeafMode>& coalesced,
+                                            const IntTuple& shape, const IntTuple& stride) {
+  if (shape.is_leaf()) {
+    const std::vector<LeafMode> modes = compose_integral(coalesced, shape.value(), stride.value());
+    if (modes.size() == 1) return {IntTuple(modes[0].extent), IntTuple(modes[0].stride)};
+    std::vector<IntTuple> extents;
+    std::vector<IntTuple> strides;
+    for (const LeafMode& m : modes) {
+      extents.emplace_back(m.extent);
+      strides.emplace_back(m.stride);
+    }
+    return {IntTuple::tuple(std::move(extents)), IntTuple::tuple(std::move(strides))};
+  }
+  std::vector<IntTuple> extents;
+  std::vector<IntTuple> strides;
+  extents.reserve(shape.rank());
+  strides.reserve(shape.rank());
+  for (std::size_t i = 0; i < shape.rank(); ++i) {
+    auto [e, d] = compose_trees(coalesced, shape[i], stride[i]);
+    extents.push_back(std::move(e));
+    strides.push_back(std::move(d));
+  }
+  return {IntTuple::tuple(std::move(extents)), IntTuple::tuple(std::move(strides))};
 }
 
 void require_tiler_fits(const Layout& a, const Tiler& tiler, const char* operation) {
@@ -128,7 +152,10 @@ std::pair<std::vector<Layout>, std::vector<Layout>> divide_parts(const Layout& a
 
 Layout coalesce(const Layout& layout) { return from_modes(coalesced_modes(layout)); }
 
-Layout composition(const Layout& a, const Layout& b) { return compose_with(a, b); }
+Layout composition(const Layout& a, const Layout& b) {
+  auto [shape, stride] = compose_trees(coalesced_modes(a), b.shape(), b.stride());
+  return Layout(std::move(shape), std::move(stride));
+}
 
 Layout composition(const Layout& a, const Tiler& tiler) {
   require_tiler_fits(a, tiler, "composition");

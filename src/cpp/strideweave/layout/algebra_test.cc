@@ -109,5 +109,33 @@ TEST(core_layout__divide_and_product_tile_one_layout_by_another,
             L(tup({tup({2, 2}), tup({2, 3})}), tup({tup({4, 1}), tup({2, 8})})));
 }
 
+// Correctness of the algebra at the depth limit and over thousands of modes;
+// its speed is measured by bench/layout_algebra.py, never asserted here.
+TEST(core_layout__composition_follows_cute_and_refuses_inadmissible_operands,
+     requirement__at_the_depth_limit_and_wide) {
+  IntTuple shape(8);
+  IntTuple stride(2);
+  for (int i = 0; i < IntTuple::kMaxDepth; ++i) {
+    shape = IntTuple::tuple({shape});
+    stride = IntTuple::tuple({stride});
+  }
+  const Layout deep(shape, stride);
+  const Layout composed = composition(deep, deep);
+  EXPECT_EQ(composed.depth(), 64);
+  EXPECT_EQ(composed.leaf_modes(), (std::vector<LeafMode>{{8, 4}}));
+
+  std::vector<IntTuple> ones(5000, IntTuple(1));
+  std::vector<IntTuple> strides(5000, IntTuple(0));
+  ones[0] = IntTuple(6);
+  strides[0] = IntTuple(1);
+  const Layout wide(IntTuple::tuple(ones), IntTuple::tuple(strides));
+  const Layout r = composition(wide, wide);
+  ASSERT_EQ(r.rank(), 5000u);
+  EXPECT_EQ(r.mode(0), Layout(6, 1));
+  EXPECT_EQ(r.mode(4999), Layout(1, 0));
+  EXPECT_EQ(coalesce(r), Layout(6, 1));
+  EXPECT_EQ(logical_divide(wide, Layout(2, 1)), Layout(tup({2, 3}), tup({1, 2})));
+}
+
 }  // namespace
 }  // namespace strideweave

@@ -3,23 +3,25 @@
 #include <algorithm>
 #include <functional>
 
+#include "strideweave/util/error.h"
+
 namespace strideweave {
 
 IntTuple IntTuple::tuple(std::vector<IntTuple> elements) {
+  int deepest = 0;
+  for (const IntTuple& e : elements) deepest = std::max(deepest, e.depth_);
+  if (deepest + 1 > kMaxDepth) {
+    throw ValueError("an IntTuple nests deeper than the limit of " + std::to_string(kMaxDepth) +
+                     " levels");
+  }
   IntTuple result;
   result.elements_ = std::move(elements);
+  result.depth_ = deepest + 1;
   return result;
 }
 
 IntTuple IntTuple::tuple(std::initializer_list<IntTuple> elements) {
   return tuple(std::vector<IntTuple>(elements));
-}
-
-int IntTuple::depth() const noexcept {
-  if (leaf_) return 0;
-  int deepest = 0;
-  for (const IntTuple& e : elements_) deepest = std::max(deepest, e.depth());
-  return 1 + deepest;
 }
 
 namespace {

@@ -2,7 +2,8 @@
 // Strides and coordinates are made of.
 //
 // An IntTuple is a plain value: copyable, comparable, hashable. It places no
-// sign restriction on its leaves; Layout validates extents and strides.
+// sign restriction on its leaves; Layout validates extents and strides. Its
+// depth is bounded by kMaxDepth, so every recursive walk of a tree is too.
 #pragma once
 
 #include <cstddef>
@@ -15,10 +16,14 @@ namespace strideweave {
 
 class IntTuple {
  public:
+  // The greatest depth of any IntTuple (NumPy's limit on dimensions, 64).
+  static constexpr int kMaxDepth = 64;
+
   // A leaf holding `value`.
   IntTuple(int64_t value) : value_(value) {}  // NOLINT(google-explicit-constructor)
 
-  // A tuple of `elements` (possibly empty).
+  // A tuple of `elements` (possibly empty). Throws ValueError when the
+  // tuple's depth would exceed kMaxDepth.
   static IntTuple tuple(std::vector<IntTuple> elements);
   static IntTuple tuple(std::initializer_list<IntTuple> elements);
 
@@ -34,7 +39,8 @@ class IntTuple {
   std::size_t rank() const noexcept { return leaf_ ? 1 : elements_.size(); }
 
   // 0 for a leaf, 1 + the greatest element depth for a tuple (1 when empty).
-  int depth() const noexcept;
+  // O(1): computed at construction.
+  int depth() const noexcept { return depth_; }
 
   // Element i of a tuple; a leaf is its own only element. Precondition: i < rank().
   const IntTuple& operator[](std::size_t i) const noexcept { return leaf_ ? *this : elements_[i]; }
@@ -59,6 +65,7 @@ class IntTuple {
 
   int64_t value_ = 0;
   bool leaf_ = true;
+  int depth_ = 0;
   std::vector<IntTuple> elements_;
 };
 

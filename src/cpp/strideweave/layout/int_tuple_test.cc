@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "strideweave/util/error.h"
+
 namespace strideweave {
 namespace {
 
@@ -42,6 +44,22 @@ TEST(IntTuple, CongruenceComparesStructureOnly) {
 
 TEST(IntTuple, UnflattenRebuildsTheStructure) {
   EXPECT_EQ(unflatten({7, 8, 9}, nested()), IntTuple::tuple({7, IntTuple::tuple({8, 9})}));
+}
+
+// `leaf` wrapped in `levels` one-element tuples.
+IntTuple wrapped(int levels, int64_t leaf = 2) {
+  IntTuple t(leaf);
+  for (int i = 0; i < levels; ++i) t = IntTuple::tuple({t});
+  return t;
+}
+
+TEST(core_layout__layouts_pair_congruent_shape_and_stride_trees_of_non_negative_integers,
+     reject_nesting_deeper_than_64_levels__int_tuple) {
+  const IntTuple deepest = wrapped(IntTuple::kMaxDepth);
+  EXPECT_EQ(deepest.depth(), 64);
+  EXPECT_THROW(IntTuple::tuple({deepest}), ValueError);
+  EXPECT_THROW(IntTuple::tuple({1, IntTuple::tuple({}), deepest}), ValueError);
+  EXPECT_EQ(IntTuple::tuple({1, wrapped(63)}).depth(), 64);
 }
 
 }  // namespace

@@ -136,6 +136,10 @@ Layout::Layout(IntTuple shape, IntTuple stride)
 Layout::Layout(IntTuple shape) : Layout(compact_col_major(shape)) {}
 
 Layout Layout::mode(std::size_t i) const {
+  if (i >= rank()) {
+    throw IndexError("Layout mode index " + std::to_string(i) + " is out of range for rank " +
+                     std::to_string(rank()));
+  }
   if (shape_.is_leaf()) return *this;
   return Layout(shape_[i], stride_[i]);
 }

@@ -48,7 +48,8 @@ class Layout {
   // The (extent, stride) leaves in depth-first tree order (computed once).
   const std::vector<LeafMode>& leaf_modes() const noexcept { return leaf_modes_; }
 
-  // Mode i as a Layout; a leaf layout is its own mode 0. Precondition: i < rank().
+  // Mode i as a Layout; a leaf layout is its own mode 0. Throws IndexError
+  // naming i and the rank unless i < rank().
   Layout mode(std::size_t i) const;
 
   // The index of flat (colexicographic) index `index`.

@@ -186,5 +186,51 @@ TEST(Layout, ModeAndMakeLayoutRoundTrip) {
   EXPECT_EQ(Layout(T(4), T(2)).mode(0), Layout(T(4), T(2)));
 }
 
+TEST(core_layout__modes_are_selected_like_python_sequence_items, select_a_mode_from_either_end) {
+  const Layout l(tup({2, tup({3, 4})}), tup({1, tup({2, 6})}));
+  EXPECT_EQ(l.mode(1), Layout(tup({3, 4}), tup({2, 6})));
+  EXPECT_EQ(l.mode(0), Layout(2, 1));
+  EXPECT_EQ(Layout(4, 1).mode(0), Layout(4, 1));
+}
+
+TEST(core_layout__modes_are_selected_like_python_sequence_items, reject_a_mode_index_out_of_range) {
+  const std::string empty = message_of<IndexError>([] { Layout(tup({}), tup({})).mode(0); });
+  EXPECT_NE(empty.find("index 0"), std::string::npos) << empty;
+  EXPECT_NE(empty.find("rank 0"), std::string::npos) << empty;
+  EXPECT_THROW(Layout(tup({2, tup({3, 4})})).mode(5), IndexError);
+  EXPECT_THROW(Layout(tup({2, 3}), tup({1, 2})).mode(2), IndexError);
+  EXPECT_THROW(Layout(4, 1).mode(5), IndexError);
+  EXPECT_THROW(Layout(4, 1).mode(1), IndexError);
+}
+
+TEST(core_layout__layouts_map_coordinates_to_indices_colexicographically, map_a_mixed_coordinate) {
+  const Layout l(tup({2, tup({3, 4})}), tup({1, tup({20, 100})}));
+  EXPECT_EQ(l(tup({1, 4})), 121);
+  EXPECT_EQ(l(tup({1, tup({1, 1})})), 121);
+  EXPECT_EQ(l(tup({0, 5})), 140);  // 5 is (2, 1) in (3, 4), not (1, 2)
+  const Layout deep(tup({tup({2, 3}), tup({2, tup({2, 3})})}),
+                    tup({tup({1, 10}), tup({100, tup({1000, 10000})})}));
+  const int64_t expected = deep(tup({tup({0, 2}), tup({1, tup({1, 2})})}));
+  EXPECT_EQ(deep(tup({4, tup({1, 5})})), expected);
+  EXPECT_EQ(deep(tup({4, 11})), expected);
+  EXPECT_EQ(deep(tup({tup({0, 2}), tup({1, 5})})), expected);
+}
+
+TEST(core_layout__layouts_pair_congruent_shape_and_stride_trees_of_non_negative_integers,
+     reject_nesting_deeper_than_64_levels) {
+  IntTuple shape(2);
+  IntTuple stride(3);
+  for (int i = 0; i < IntTuple::kMaxDepth; ++i) {
+    shape = IntTuple::tuple({shape});
+    stride = IntTuple::tuple({stride});
+  }
+  const Layout deepest(shape, stride);
+  EXPECT_EQ(deepest.depth(), 64);
+  EXPECT_EQ(deepest.size(), 2);
+  EXPECT_EQ(deepest.cosize(), 4);
+  const std::string message = message_of<ValueError>([&] { make_layout({deepest, Layout(1)}); });
+  EXPECT_NE(message.find("64"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace strideweave

@@ -1,8 +1,13 @@
 // Friendly factories (spec/core-tensor-representation): each copies its
 // values into a fresh, publicly mutable CPU carrier and returns a Tensor at
 // offset 0 under the canonical compact column-major layout of its shape.
+//
+// Sizes follow NumPy: a tensor whose elements need more bytes than a buffer
+// can hold (2**63 - 1) fails with ValueError naming the element count and the
+// dtype; one that cannot be allocated fails with MemoryError.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -13,6 +18,10 @@
 #include "strideweave/tensor/tensor.h"
 
 namespace strideweave {
+
+// The most nesting levels tensor() reads from nested sequences: NumPy's limit
+// on dimensions, and IntTuple::kMaxDepth.
+inline constexpr std::size_t kMaxValueNesting = 64;
 
 // The dtype values infer: Bool when all are bools, Int32 when all are
 // integers (bools excluded), Float32 when any is a float; Float32 when there
@@ -39,7 +48,9 @@ std::shared_ptr<Tensor> full(const IntTuple& shape, const Value& value, std::opt
 std::shared_ptr<Tensor> zeros(const IntTuple& shape, const DType& dtype);
 
 // start, start + step, ... below stop (above it for a negative step).
-// Throws ValueError for step 0.
+// Throws ValueError for step 0, for a NaN bound or step (the length cannot be
+// computed) and for a count beyond the maximum size, infinite ones included,
+// naming start, stop and step.
 std::shared_ptr<Tensor> arange(const Value& start, const Value& stop, const Value& step,
                                std::optional<DType> dtype);
 

@@ -1,5 +1,6 @@
 #include "strideweave/tensor/tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -35,6 +36,33 @@ Layout broadcast_mode(const Layout& mode, const IntTuple& target, const Layout& 
   throw ValueError("cannot broadcast shape " + whole.shape().to_string() + " to " +
                    whole_target.to_string() + ": mode " + mode.shape().to_string() +
                    " is neither equal to " + target.to_string() + " nor of extent 1");
+}
+
+// The elements a slice with a positive step selects in a mode of `extent`,
+// as Python's slice.indices computes them: the first position and the count.
+struct SliceSpan {
+  int64_t start;
+  int64_t count;
+};
+
+// A slice bound clamped into [0, extent]; negative bounds count from the end.
+int64_t clamp_bound(std::optional<int64_t> bound, int64_t fallback, int64_t extent) {
+  if (!bound) return fallback;
+  const int64_t from_start = *bound < 0 ? std::max<int64_t>(0, *bound + extent) : *bound;
+  return std::min(from_start, extent);
+}
+
+SliceSpan slice_span(const Slice& slice, int64_t extent) {
+  if (slice.step == 0) throw ValueError("slice step cannot be zero");
+  if (slice.step < 0) {
+    throw ValueError("slice step " + std::to_string(slice.step) +
+                     " is negative: a view cannot reverse a mode, because strides are "
+                     "non-negative");
+  }
+  const int64_t start = clamp_bound(slice.start, 0, extent);
+  const int64_t stop = clamp_bound(slice.stop, extent, extent);
+  // stop - start - 1 < extent, so neither the difference nor the quotient overflows.
+  return {start, stop > start ? (stop - start - 1) / slice.step + 1 : 0};
 }
 
 }  // namespace
@@ -199,23 +227,19 @@ std::shared_ptr<Tensor> Tensor::index(const std::vector<IndexItem>& items) const
       continue;
     }
     if (const int64_t* i = std::get_if<int64_t>(&items[m])) {
-      if (*i < 0 || *i >= mode.size()) {
+      const int64_t extent = mode.size();
+      const int64_t position = *i < 0 ? *i + extent : *i;
+      if (position < 0 || position >= extent) {
         throw IndexError("index " + std::to_string(*i) + " is out of range for mode " +
-                         std::to_string(m) + " of extent " + std::to_string(mode.size()));
+                         std::to_string(m) + " of extent " + std::to_string(extent));
       }
-      offset += mode(*i);
+      offset += mode(position);
       continue;
     }
     const Slice& slice = std::get<Slice>(items[m]);
-    if (slice.step <= 0) {
-      throw ValueError("slice step " + std::to_string(slice.step) + " must be positive");
-    }
-    if ((slice.start && *slice.start < 0) || (slice.stop && *slice.stop < 0)) {
-      throw ValueError("slice bounds must be non-negative");
-    }
-    const bool full = (!slice.start || *slice.start == 0) &&
-                      (!slice.stop || *slice.stop >= mode.size()) && slice.step == 1;
-    if (full) {
+    const int64_t extent = mode.size();
+    const SliceSpan span = slice_span(slice, extent);
+    if (span.start == 0 && span.count == extent) {
       kept.push_back(mode);
       continue;
     }
@@ -223,13 +247,11 @@ std::shared_ptr<Tensor> Tensor::index(const std::vector<IndexItem>& items) const
       throw ValueError("mode " + std::to_string(m) + " has the tuple shape " +
                        mode.shape().to_string() + "; only the full slice ':' applies to it");
     }
-    const int64_t extent = mode.size();
-    const int64_t start = std::min(slice.start.value_or(0), extent);
-    const int64_t stop = std::min(slice.stop.value_or(extent), extent);
-    const int64_t count = stop > start ? (stop - start + slice.step - 1) / slice.step : 0;
+    // A slice of at most one element keeps the mode's stride; otherwise the
+    // step is below the extent, so stride * step <= the mode's cosize.
     const int64_t stride = mode.stride().value();
-    if (count > 0) offset += start * stride;
-    kept.push_back(Layout(count, stride * slice.step));
+    if (span.count > 0) offset += span.start * stride;
+    kept.push_back(Layout(span.count, span.count > 1 ? stride * slice.step : stride));
   }
   Layout result = kept.size() == 1 && layout.shape().is_leaf() ? kept.front() : make_layout(kept);
   return make(s.carrier, std::move(result), offset);

@@ -28,6 +28,8 @@ struct Subtensor {
 };
 
 // One position of Tensor::index: an integer, or a slice of an integral mode.
+// Bounds are Python's: negative ones count from the end, and any int64 is
+// clamped to the mode (a binding clamps larger integers to int64 first).
 struct Slice {
   std::optional<int64_t> start;
   std::optional<int64_t> stop;
@@ -98,9 +100,12 @@ class Tensor : public std::enable_shared_from_this<Tensor> {
   // A view with `layout` at `offset`, validated like make().
   std::shared_ptr<Tensor> relayout(Layout layout, int64_t offset) const;
 
-  // Indexes top-level modes in order (spec/core-tensor-representation).
+  // Indexes top-level modes in order (spec/core-tensor-representation). An
+  // integer, or a slice bound, that is negative counts from the end of its
+  // mode; a slice selects what Python's range(*slice.indices(extent)) does.
   // Throws IndexError for an integer out of range or too many items, and
-  // ValueError for a partial slice of a tuple mode or a bad slice.
+  // ValueError for a partial slice of a tuple mode or a step that is zero or
+  // negative (a view cannot reverse a mode: strides are non-negative).
   std::shared_ptr<Tensor> index(const std::vector<IndexItem>& items) const;
 
   // A broadcast view whose modes are this tensor's, extent-one modes widened

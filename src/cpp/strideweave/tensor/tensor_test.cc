@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <string>
+
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/tensor/factories.h"
 #include "strideweave/tensor/format.h"
 #include "strideweave/util/error.h"
+#include "testing/expect_error.h"
 
 namespace strideweave {
 namespace {
@@ -182,6 +186,86 @@ TEST(core_tensor_representation__numpy_reads_a_tensor_through_the_array_protocol
   }
   EXPECT_EQ(c->version(), 0u);
   EXPECT_EQ(flags->version(), 0u);
+}
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+
+TEST(core_tensor_representation__views_share_their_carrier, slice_a_mode__with_a_step) {
+  // Offset and length of stepped slices: t[1:8:3] of 0..9 at offset 2 of a gapped mode.
+  auto t = Tensor::make(iota(40), Layout(T(10), T(3)), 2);
+  auto s = t->index({Slice{1, 8, 3}});
+  EXPECT_EQ(s->subtensor("test").offset, 2 + 3);
+  EXPECT_EQ(s->subtensor("test").layout, Layout(T(3), T(9)));
+  EXPECT_EQ(ints(s->values()), (std::vector<int64_t>{5, 14, 23}));
+  auto tail = t->index({Slice{7, std::nullopt, 2}});
+  EXPECT_EQ(tail->subtensor("test").offset, 2 + 21);
+  EXPECT_EQ(tail->subtensor("test").layout.size(), 2);
+  auto none = t->index({Slice{8, 3, 2}});
+  EXPECT_EQ(none->subtensor("test").layout.size(), 0);
+  EXPECT_EQ(none->subtensor("test").offset, 2);
+}
+
+TEST(core_tensor_representation__views_share_their_carrier, slice_like_a_python_sequence) {
+  auto t = Tensor::make(iota(5), Layout(T(5)), 0);
+  const auto read = [&](Slice s) { return ints(t->index({s})->values()); };
+  EXPECT_EQ(read(Slice{-2, std::nullopt, 1}), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(read(Slice{std::nullopt, std::nullopt, kInt64Max}), (std::vector<int64_t>{0}));
+  EXPECT_EQ(read(Slice{0, 2, kInt64Max}), (std::vector<int64_t>{0}));
+  EXPECT_EQ(read(Slice{kInt64Max, std::nullopt, 1}), (std::vector<int64_t>{}));
+  EXPECT_EQ(read(Slice{kInt64Min, 2, 1}), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(read(Slice{-3, kInt64Max, 2}), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(read(Slice{1, -1, kInt64Max - 1}), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ints(t->index({int64_t{-1}})->values()), (std::vector<int64_t>{4}));
+  EXPECT_EQ(ints(t->index({int64_t{-5}})->values()), (std::vector<int64_t>{0}));
+  EXPECT_THROW(t->index({int64_t{-6}}), IndexError);
+  EXPECT_THROW(t->index({kInt64Min}), IndexError);
+}
+
+TEST(core_tensor_representation__views_share_their_carrier, refuse_a_reversing_slice) {
+  auto t = Tensor::make(iota(5), Layout(T(5)), 0);
+  for (int64_t step : {int64_t{-1}, kInt64Min}) {
+    const std::string message =
+        testing_util::message_of<ValueError>([&] { t->index({Slice{{}, {}, step}}); });
+    EXPECT_NE(message.find("strides are non-negative"), std::string::npos) << message;
+  }
+  EXPECT_THROW(t->index({Slice{{}, {}, 0}}), ValueError);
+  EXPECT_EQ(t->subtensor("test").carrier->version(), 0u);
+}
+
+TEST(core_tensor_representation__factories_copy_into_fresh_cpu_storage,
+     reject_an_impossible_length) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const auto fails = [](const Value& a, const Value& b, const Value& s, const char* subject) {
+    const std::string message =
+        testing_util::message_of<ValueError>([&] { arange(a, b, s, std::nullopt); });
+    EXPECT_NE(message.find(subject), std::string::npos) << message;
+  };
+  fails(0.0, inf, 1.0, "infinite length");
+  fails(0.0, -inf, 1.0, "infinite length");
+  fails(0.0, 1.0, nan, "cannot compute the length");
+  fails(nan, 1.0, 1.0, "cannot compute the length");
+  fails(0.0, 1e30, 1e-30, "maximum allowed size");
+  fails(int64_t{0}, kInt64Max, int64_t{1}, "9223372036854775807 elements of Int32");
+  fails(kInt64Min, kInt64Max, int64_t{1}, "18446744073709551615 elements");
+  const std::string zeros_message =
+      testing_util::message_of<ValueError>([] { zeros(T(int64_t{1} << 62), DType::Float32()); });
+  EXPECT_NE(zeros_message.find("4611686018427387904 elements of Float32"), std::string::npos)
+      << zeros_message;
+  EXPECT_THROW(full(T(int64_t{1} << 62), true, std::nullopt), MemoryError);
+  // Exact counts at the int64 extremes, without overflow.
+  // (Powers of two, so Float32 holds them exactly.)
+  EXPECT_EQ(arange(kInt64Min, kInt64Max, int64_t{1} << 62, DType::Float32())->values(),
+            (std::vector<Value>{-0x1p63, -0x1p62, 0.0, 0x1p62}));
+}
+
+TEST(core_tensor_representation__factories_copy_into_fresh_cpu_storage, clause3__int32_bounds) {
+  const std::vector<Value> bounds{int64_t{-2147483648}, int64_t{2147483647}};
+  auto t = tensor_from_values(T(2), bounds, DType::Int32());
+  EXPECT_EQ(ints(t->values()), (std::vector<int64_t>{-2147483648, 2147483647}));
+  EXPECT_THROW(tensor_from_values(T(1), {int64_t{2147483648}}, DType::Int32()), ValueError);
+  EXPECT_THROW(tensor_from_values(T(1), {int64_t{-2147483649}}, DType::Int32()), ValueError);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ enum class ErrorKind {
   kRuntimeError,
   kBufferError,
   kNotImplementedError,
+  kMemoryError,
 };
 
 // Base of every error the core throws on purpose.
@@ -46,6 +47,7 @@ STRIDEWEAVE_DEFINE_ERROR(KeyError);
 STRIDEWEAVE_DEFINE_ERROR(RuntimeError);
 STRIDEWEAVE_DEFINE_ERROR(BufferError);
 STRIDEWEAVE_DEFINE_ERROR(NotImplementedError);
+STRIDEWEAVE_DEFINE_ERROR(MemoryError);
 
 #undef STRIDEWEAVE_DEFINE_ERROR
 

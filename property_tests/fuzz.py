@@ -1,0 +1,524 @@
+"""The fuzz suite's targets: every public entry point of strideweave, with its arguments
+and the only exception types it may raise.
+
+``ENTRY_POINTS`` maps each entry point ("zeros", "Layout.__init__", "Tensor.__getitem__",
+...) to a ``Target``: the exception types the specs allow it (besides ``HostileError``,
+which the hostile arguments raise themselves and which must propagate), the objects it is
+called on (for methods), and its plausible arguments. A call draws, three times in four,
+a receiver of the method's class and plausible arguments (the right structure, hostile
+leaves), and otherwise anything (any values, any keywords); properties are read on every
+receiver of their class. ``public_entry_points()`` enumerates the package, so
+``test_fuzz.py::test_every_public_name_has_a_fuzz_target`` fails when a name lands
+without a target here.
+
+Run targets in this process (what ``test_fuzz.py`` does in a subprocess, so a crash is
+a failure naming the target and its last call, left in REPORT_DIR; see ``main``):
+
+    python -m property_tests.fuzz REPORT_DIR TARGET...
+
+The number of examples comes from the hypothesis profile (HYPOTHESIS_PROFILE: ``ci``
+by default, ``thorough`` for long local runs).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import pathlib
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import hypothesis.strategies as st
+from hypothesis import HealthCheck, given, settings
+
+import strideweave as sw
+from property_tests import strategies as S
+
+# Each target runs the profile's max_examples divided by this (ci: 100, thorough: 1000):
+# there are some seventy targets, and each call draws from large strategies.
+EXAMPLES_DIVISOR = 2
+# A target still running after this many seconds is reported as hung.
+WATCHDOG_SECONDS = 240
+
+# Names of the package that are not entry points, each with its reason.
+NEEDS_NO_TARGET = {
+    "Any": "a dtype constant; its methods are DType's",
+    "Bool": "a dtype constant; its methods are DType's",
+    "Float32": "a dtype constant; its methods are DType's",
+    "Floating": "a dtype constant; its methods are DType's",
+    "Int32": "a dtype constant; its methods are DType's",
+    "carriers": "a module re-exported by the package; its names are the package's",
+    "dtypes": "a module re-exported by the package; its names are the package's",
+    "layout": "a module re-exported by the package; its names are the package's",
+    "tensors": "a module re-exported by the package; its names are the package's",
+}
+
+# Class attributes that are not entry points: Python's bookkeeping and pybind11's.
+CLASS_BOOKKEEPING = {"__doc__", "__module__", "__dict__", "__weakref__", "_pybind11_conduit_v1_"}
+
+
+def public_entry_points() -> set[str]:
+    """Every public function of strideweave and every attribute its classes define."""
+    names = set()
+    for name in dir(sw):
+        if name.startswith("_") or name in NEEDS_NO_TARGET:
+            continue
+        obj = getattr(sw, name)
+        if not inspect.isclass(obj):
+            names.add(name)
+            continue
+        for member in vars(obj):
+            if member not in CLASS_BOOKKEEPING:
+                names.add(f"{name}.{member}")
+    return names
+
+
+# -- receivers and arguments -------------------------------------------------------
+
+ANY = S.fuzz_values()
+RECORD = sw.compound(x=sw.Float32, n=sw.Int32)
+INTS = st.one_of(S.FUZZ_INTS, ANY)
+NUMBERS = st.one_of(INTS, S.FUZZ_FLOATS)
+TREES = st.one_of(S.fuzz_int_trees(), ANY)
+LAYOUT_OBJECTS = S.fuzz_layouts()
+LAYOUTS = st.one_of(LAYOUT_OBJECTS, LAYOUT_OBJECTS, ANY)
+DTYPE_OBJECTS = st.sampled_from([sw.Bool, sw.Int32, sw.Float32, sw.Floating, sw.Any, RECORD])
+DTYPES = st.one_of(DTYPE_OBJECTS, st.none(), ANY)
+
+
+def _released(carrier: sw.Carrier) -> sw.Carrier:
+    carrier.release()
+    return carrier
+
+
+def _owned(carrier: sw.Carrier) -> sw.Carrier:
+    sw.Generic(carrier.dtype).take_ownership(carrier)
+    return carrier
+
+
+_FRESH_CARRIERS = st.builds(
+    lambda cls, dtype, n, mutable: cls(dtype, n, mutable=mutable),
+    S.BUILTIN_CARRIERS,
+    S.CONCRETE_DTYPES,
+    st.integers(0, 6),
+    st.booleans(),
+)
+CARRIERS = st.one_of(
+    _FRESH_CARRIERS,
+    _FRESH_CARRIERS.map(_released),
+    _FRESH_CARRIERS.map(_owned),
+    st.builds(lambda dtype: sw.Generic(dtype), st.sampled_from([sw.Floating, sw.Any])),
+)
+CPU_CARRIERS = st.one_of(
+    st.builds(lambda dtype, n: sw.CPU(dtype, n), S.CONCRETE_DTYPES, st.integers(0, 6)),
+    st.builds(lambda dtype, n: _released(sw.CPU(dtype, n)), S.CONCRETE_DTYPES, st.integers(0, 6)),
+)
+
+
+@st.composite
+def _multi_subtensor(draw: st.DrawFn) -> sw.Tensor:
+    shape = draw(st.sampled_from([3, (2, 2), 0]))
+    return sw.Tensor.from_planes(
+        RECORD, [sw.zeros(shape, dtype=sw.Float32), sw.zeros(shape, dtype=sw.Int32)]
+    )
+
+
+@st.composite
+def _over_released(draw: st.DrawFn) -> sw.Tensor:
+    t = draw(S.tensors())
+    t.carrier.release()
+    return t
+
+
+TENSORS = st.one_of(
+    S.tensors(),
+    S.cpu_tensors(),
+    _multi_subtensor(),
+    _over_released(),
+    st.builds(lambda: sw.arange(0, 6, dtype=sw.Int32)[1::2]),
+)
+TOKENS = CARRIERS.map(lambda c: c.version_token())
+CARRIER_CLASSES = st.sampled_from([sw.CPU.carrier_class, sw.Generic.carrier_class])
+
+# (major, minor) and (device_type, device_id): pairs, wrong lengths, and lists that an
+# item's __index__ mutates while the binding reads them.
+VERSION_PAIRS = st.sampled_from(
+    [
+        st.tuples(S.FUZZ_INTS, S.FUZZ_INTS),
+        st.lists(S.FUZZ_INTS, min_size=0, max_size=3),
+        S.mutating_lists(),
+        S.hostile_objects(),
+        st.none(),
+        ANY,
+    ]
+).flatmap(lambda kind: kind)  # each kind alike (st.one_of would weigh its branches' branches)
+NUMPY_DTYPES = st.sampled_from(["float32", "int32", "float64", "bool", "int8", "complex64"])
+SLICES = st.builds(
+    slice, st.one_of(st.none(), INTS), st.one_of(st.none(), INTS), st.one_of(st.none(), INTS)
+)
+KEYS = st.one_of(
+    INTS,
+    SLICES,
+    st.lists(st.one_of(INTS, SLICES), max_size=4).map(tuple),
+    ANY,
+)
+
+
+def args(*positional: st.SearchStrategy[Any], **keywords: st.SearchStrategy[Any]):
+    """Plausible arguments: each positional from its strategy, each keyword maybe given."""
+    kwargs = st.fixed_dictionaries({}, optional=keywords) if keywords else st.just({})
+    return st.tuples(st.tuples(*positional), kwargs)
+
+
+def arbitrary_args(keywords: tuple[str, ...]) -> st.SearchStrategy[tuple[tuple, dict]]:
+    """Any values in any number of positions, under real and bogus keywords."""
+    return st.tuples(
+        st.lists(ANY, max_size=4).map(tuple),
+        st.dictionaries(st.sampled_from((*keywords, "bogus")), ANY, max_size=2),
+    )
+
+
+@dataclass(frozen=True)
+class Target:
+    """One entry point: what it may raise, what it is called on, its plausible arguments."""
+
+    accepted: tuple[type[BaseException], ...]
+    plausible: st.SearchStrategy[tuple[tuple, dict]] = field(default_factory=lambda: args())
+    receivers: st.SearchStrategy[Any] | None = None
+    keywords: tuple[str, ...] = ()
+    # Methods written in Python (strideweave/tensors.py) fail on a receiver of another
+    # type as any Python function does (AttributeError): they get receivers only.
+    foreign_receivers: bool = True
+
+
+# The exception types, abbreviated to keep the table readable.
+T, V, R, M = TypeError, ValueError, RuntimeError, MemoryError
+IX, B, N = IndexError, BufferError, NotImplementedError
+
+ENTRY_POINTS: dict[str, Target] = {
+    # core-layout
+    "Layout.__init__": Target((T, V), args(TREES, TREES), keywords=("shape", "stride")),
+    "Layout.__call__": Target((T, V, IX), args(TREES), LAYOUT_OBJECTS),
+    "Layout.idx2crd": Target((T, V, IX), args(INTS), LAYOUT_OBJECTS),
+    "Layout.mode": Target((T, IX), args(INTS), LAYOUT_OBJECTS),
+    "Layout.is_injective": Target((T,), receivers=LAYOUT_OBJECTS),
+    "Layout.__eq__": Target((T,), args(ANY), LAYOUT_OBJECTS),
+    "Layout.__ne__": Target((T,), args(ANY), LAYOUT_OBJECTS),
+    "Layout.__hash__": Target((T,), receivers=LAYOUT_OBJECTS),
+    "Layout.__repr__": Target((T,), receivers=LAYOUT_OBJECTS),
+    "Layout.__getstate__": Target((T,), receivers=LAYOUT_OBJECTS),
+    "Layout.__setstate__": Target((T, V), args(st.tuples(TREES, TREES)), LAYOUT_OBJECTS),
+    "compact_col_major": Target((T, V), args(TREES)),
+    "idx2crd": Target((T, V, IX), args(INTS, TREES)),
+    "coalesce": Target((T,), args(LAYOUTS)),
+    "composition": Target(
+        (T, V), args(LAYOUTS, st.one_of(LAYOUTS, st.lists(LAYOUTS, max_size=3).map(tuple)))
+    ),
+    "complement": Target((T, V), args(LAYOUTS, INTS)),
+    "right_inverse": Target((T,), args(LAYOUTS)),
+    "logical_divide": Target(
+        (T, V), args(LAYOUTS, st.one_of(LAYOUTS, st.lists(LAYOUTS, max_size=3)))
+    ),
+    "zipped_divide": Target(
+        (T, V), args(LAYOUTS, st.one_of(LAYOUTS, st.lists(LAYOUTS, max_size=3)))
+    ),
+    "tiled_divide": Target(
+        (T, V), args(LAYOUTS, st.one_of(LAYOUTS, st.lists(LAYOUTS, max_size=3)))
+    ),
+    "logical_product": Target((T, V), args(LAYOUTS, LAYOUTS)),
+    # dtypes
+    "compound": Target(
+        (T, V),
+        args(st.lists(st.tuples(st.one_of(st.text(max_size=3), ANY), DTYPES), max_size=3)),
+        keywords=("x", "y"),
+    ),
+    "DType.__init__": Target((T,)),
+    "DType.__eq__": Target((T,), args(ANY), DTYPE_OBJECTS),
+    "DType.__ne__": Target((T,), args(ANY), DTYPE_OBJECTS),
+    "DType.__hash__": Target((T,), receivers=DTYPE_OBJECTS),
+    "DType.__repr__": Target((T,), receivers=DTYPE_OBJECTS),
+    # carrier-storage
+    "CarrierClass.__init__": Target((T,)),
+    "CarrierClass.__eq__": Target((T,), args(ANY), CARRIER_CLASSES),
+    "CarrierClass.__hash__": Target((T,), receivers=CARRIER_CLASSES),
+    "CarrierClass.__repr__": Target((T,), receivers=CARRIER_CLASSES),
+    "VersionToken.__init__": Target((T,)),
+    "VersionToken.is_current": Target((T,), receivers=TOKENS),
+    "VersionToken.__eq__": Target((T,), args(ANY), TOKENS),
+    "VersionToken.__hash__": Target((T,), receivers=TOKENS),
+    "VersionToken.__repr__": Target((T,), receivers=TOKENS),
+    "Carrier.__init__": Target((T,)),
+    "Carrier.__len__": Target((T,), receivers=CARRIERS),
+    "Carrier.__repr__": Target((T,), receivers=CARRIERS),
+    "Carrier.read": Target((T, IX, R), args(INTS), CARRIERS),
+    "Carrier.write": Target((T, V, IX, R), args(INTS, ANY), CARRIERS),
+    "Carrier.tolist": Target((T, R), receivers=CARRIERS),
+    "Carrier.read_range": Target(
+        (T, V, IX, R),
+        args(INTS, INTS, out=st.one_of(st.none(), S.writable_buffers(), ANY)),
+        CARRIERS,
+        ("out",),
+    ),
+    "Carrier.write_range": Target(
+        (T, V, IX, R),
+        args(INTS, st.one_of(S.writable_buffers(), S.mutating_lists(), ANY)),
+        CARRIERS,
+    ),
+    "Carrier._pin": Target((T, R), args(st.one_of(st.text(max_size=8), ANY)), CARRIERS),
+    "Carrier.allocate": Target((T, V, R, M), args(INTS), CARRIERS),
+    "Carrier.version_token": Target((T,), receivers=CARRIERS),
+    "Carrier.release": Target((T,), receivers=CARRIERS),
+    "Carrier.is_mutable": Target((T,), receivers=CARRIERS),
+    "Carrier.take_ownership": Target((T, V, R), args(st.one_of(CARRIERS, ANY)), CARRIERS),
+    "Carrier.relinquish": Target((T, V), args(st.one_of(CARRIERS, ANY)), CARRIERS),
+    "Carrier.new_like": Target((T,), receivers=CARRIERS),
+    "Carrier.dlpack_info": Target((T, B), receivers=CARRIERS),
+    "CPU.__init__": Target(
+        (T, V, M),
+        args(DTYPES, st.one_of(st.none(), INTS), values=st.one_of(TREES, ANY), mutable=ANY),
+        keywords=("dtype", "n", "values", "mutable"),
+    ),
+    "CPU.pointer": Target((T, R), receivers=CPU_CARRIERS),
+    "Generic.__init__": Target(
+        (T, V, M),
+        args(DTYPES, st.one_of(st.none(), INTS), values=st.one_of(TREES, ANY), mutable=ANY),
+        keywords=("dtype", "n", "values", "mutable"),
+    ),
+    # core-tensor-representation
+    # A released carrier is RuntimeError (core-tensor-representation).
+    "Tensor.__init__": Target(
+        (T, V, R), args(st.one_of(CARRIERS, ANY), LAYOUTS, INTS), keywords=("offset",)
+    ),
+    "Tensor.from_planes": Target(
+        (T, V), args(DTYPES, st.lists(st.one_of(TENSORS, ANY), max_size=3))
+    ),
+    "Tensor.tolist": Target((T, R), receivers=TENSORS),
+    "Tensor.is_mutable": Target((T,), receivers=TENSORS),
+    # Views of a multi-subtensor tensor are NotImplementedError, views over a released
+    # carrier RuntimeError (a Tensor cannot be built over it).
+    "Tensor.relayout": Target((T, V, R, N), args(LAYOUTS, INTS), TENSORS, ("offset",)),
+    "Tensor.broadcast_to": Target((T, V, R, N), args(TREES), TENSORS),
+    "Tensor.__getitem__": Target((T, V, IX, R, N), args(KEYS), TENSORS),
+    "Tensor.__repr__": Target((T,), receivers=TENSORS),
+    "Tensor.__dlpack__": Target(
+        (T, V, B, N),
+        args(stream=ANY, max_version=VERSION_PAIRS, dl_device=VERSION_PAIRS, copy=ANY),
+        st.one_of(S.cpu_tensors(), TENSORS),
+        ("stream", "max_version", "dl_device", "copy"),
+    ),
+    "Tensor.__dlpack_device__": Target((T, B, N), receivers=TENSORS),
+    # NumPy's protocol and the sequence protocol (core-tensor-representation).
+    "Tensor.__array__": Target(
+        (T, V, R),
+        args(dtype=st.one_of(st.none(), NUMPY_DTYPES, ANY), copy=st.one_of(st.none(), ANY)),
+        TENSORS,
+        ("dtype", "copy"),
+        foreign_receivers=False,
+    ),
+    "Tensor._read_encoded_into": Target(
+        (T, V, R, B), args(st.one_of(S.writable_buffers(), ANY)), TENSORS
+    ),
+    "Tensor.__len__": Target((T,), receivers=TENSORS),
+    "Tensor.__iter__": Target((T, N), receivers=TENSORS, foreign_receivers=False),
+    "Tensor.__bool__": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
+    # A released carrier's tolist() raises RuntimeError (carrier-storage), and tensor()
+    # reads any object with tolist() through it.
+    "tensor": Target((T, V, R, M), args(st.one_of(TREES, ANY), DTYPES), keywords=("dtype",)),
+    "zeros": Target((T, V, M), args(TREES, DTYPES), keywords=("dtype",)),
+    "full": Target((T, V, M), args(TREES, ANY, DTYPES), keywords=("dtype",)),
+    "arange": Target(
+        (T, V, M),
+        args(NUMBERS, NUMBERS, NUMBERS, DTYPES),
+        keywords=("stop", "step", "dtype"),
+    ),
+}
+
+# Properties take no arguments: one target per class reads them all on every receiver.
+PROPERTY_READERS = {
+    "Layout": LAYOUT_OBJECTS,
+    "DType": DTYPE_OBJECTS,
+    "CarrierClass": CARRIER_CLASSES,
+    "VersionToken": TOKENS,
+    "Carrier": CARRIERS,
+    "Tensor": TENSORS,
+}
+
+
+# Properties that may raise, and what: a multi-subtensor tensor has no one carrier,
+# layout or offset (core-tensor-representation). Every other property never raises.
+PROPERTY_ACCEPTED = {
+    "Tensor.carrier": (N,),
+    "Tensor.layout": (N,),
+    "Tensor.offset": (N,),
+}
+
+
+def property_names(class_name: str) -> list[str]:
+    cls = getattr(sw, class_name)
+    return sorted(
+        name
+        for name, attr in vars(cls).items()
+        if isinstance(attr, property) or type(attr).__name__ == "pybind11_static_property"
+    )
+
+
+def covered_entry_points() -> set[str]:
+    properties = {f"{c}.{p}" for c in PROPERTY_READERS for p in property_names(c)}
+    return set(ENTRY_POINTS) | properties
+
+
+PROPERTIES = ".<properties>"
+# A target that aborts its process: test_fuzz.py checks the crash report with it.
+CRASH_PROBE = "<crash probe>"
+
+
+def target_names() -> list[str]:
+    return sorted(ENTRY_POINTS) + [f"{c}{PROPERTIES}" for c in sorted(PROPERTY_READERS)]
+
+
+# -- running a target ---------------------------------------------------------------
+
+
+class Case:
+    """One drawn call; its repr is a Python reproducer (names from strategies, np, sw)."""
+
+    def __init__(self, entry: str, receiver: object, call_args: tuple, kwargs: dict) -> None:
+        self.entry, self.receiver, self.args, self.kwargs = entry, receiver, call_args, kwargs
+        owner, _, self.member = entry.rpartition(".")
+        self.owner = getattr(sw, owner) if owner else None
+        self.bound = self.owner is not None and self.member != "__init__"
+        if self.bound and isinstance(vars(self.owner)[self.member], staticmethod):
+            self.bound = False
+
+    def __repr__(self) -> str:
+        parts = [S.describe(a) for a in self.args]
+        parts += [f"{k}={S.describe(v)}" for k, v in self.kwargs.items()]
+        if not self.bound:
+            function = "sw." + self.entry.removesuffix(".__init__")
+            return f"{function}({', '.join(parts)})"
+        if isinstance(self.receiver, self.owner):
+            return f"{S.describe(self.receiver)}.{self.member}({', '.join(parts)})"
+        return f"sw.{self.entry}({', '.join([S.describe(self.receiver), *parts])})"
+
+    def run(self) -> object:
+        if self.owner is None:
+            return getattr(sw, self.member)(*self.args, **self.kwargs)
+        if self.member == "__init__":
+            return self.owner(*self.args, **self.kwargs)
+        function = getattr(self.owner, self.member)
+        if not self.bound:
+            return function(*self.args, **self.kwargs)
+        # Called through the class, so a receiver of another type reaches the binding.
+        return function(self.receiver, *self.args, **self.kwargs)
+
+
+class Receiver:
+    """An object whose properties are read; its repr is the object's reproducer."""
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return S.describe(self.value)
+
+
+@st.composite
+def _cases(draw: st.DrawFn, entry: str) -> Case:
+    """A call of ``entry``; composite, so a failure report shows the Case's reproducer."""
+    target = ENTRY_POINTS[entry]
+    receiver = None
+    if target.receivers is not None:
+        # Three calls in four on an object of the entry point's class, the rest on anything.
+        foreign = target.foreign_receivers and not draw(st.integers(0, 3))
+        receiver = draw(ANY if foreign else target.receivers)
+    # Three in four with plausible arguments, the rest with arbitrary ones.
+    plausible = draw(st.integers(0, 3))
+    arguments = target.plausible if plausible else arbitrary_args(target.keywords)
+    call_args, kwargs = draw(arguments)
+    return Case(entry, receiver, call_args, kwargs)
+
+
+def _record(path: pathlib.Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def run_target(name: str, repro: pathlib.Path) -> None:
+    """Runs one target's hypothesis test; an exception outside its accepted set fails it.
+
+    Before each call the call's reproducer is written to ``repro``, so that a crash
+    leaves it behind.
+    """
+    profile = settings()
+    fuzz_settings = settings(
+        profile,
+        max_examples=max(profile.max_examples // EXAMPLES_DIVISOR, 1),
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+        database=None,
+    )
+    if name == CRASH_PROBE:
+        _record(repro, "os.abort()")
+        os.abort()
+    if name.endswith(PROPERTIES):
+        class_name = name.removesuffix(PROPERTIES)
+        names = property_names(class_name)
+
+        @fuzz_settings
+        @given(PROPERTY_READERS[class_name].map(Receiver))
+        def read_properties(wrapped: Receiver) -> None:
+            receiver = wrapped.value
+            for prop in names:
+                _record(repro, f"{S.describe(receiver)}.{prop}")
+                try:
+                    getattr(receiver, prop)
+                except PROPERTY_ACCEPTED.get(f"{class_name}.{prop}", ()):
+                    pass
+
+        read_properties()
+        return
+
+    accepted = (*ENTRY_POINTS[name].accepted, S.HostileError)
+
+    @fuzz_settings
+    @given(_cases(name))
+    def call(case: Case) -> None:
+        _record(repro, repr(case))
+        try:
+            result = case.run()
+        except accepted:
+            return
+        repr(result)
+
+    call()
+
+
+def main(report: pathlib.Path, names: list[str]) -> None:
+    """Runs ``names`` in order, appending ``name<TAB>passed|failed`` lines to report/results.
+
+    ``report/current`` names the target running and ``report/repro`` its last call, so
+    that after a crash or a hang (the watchdog exits the process) the caller knows both.
+    A failing target's report is ``report/<name>.txt``.
+    """
+    import faulthandler
+    import resource
+    import traceback
+
+    limit = int(os.environ.get("SW_FUZZ_MEMORY_LIMIT", str(3 << 30)))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    for name in names:
+        _record(report / "current", name)
+        faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True)
+        try:
+            run_target(name, report / "repro")
+            outcome = "passed"
+        except BaseException:
+            (report / f"{name}.txt").write_text(traceback.format_exc(), encoding="utf-8")
+            outcome = "failed"
+        faulthandler.cancel_dump_traceback_later()
+        with open(report / "results", "a", encoding="utf-8") as results:
+            results.write(f"{name}\t{outcome}\n")
+
+
+if __name__ == "__main__":
+    main(pathlib.Path(sys.argv[1]), sys.argv[2:])
