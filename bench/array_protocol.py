@@ -19,15 +19,12 @@ ratios are StrideWeave / anchor. Nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import statistics
 import sys
-import timeit
 from pathlib import Path
 
 import numpy as np
 import torch
+from benchlib import median_us, ratio_table, write_result
 
 import strideweave as sw
 
@@ -62,12 +59,6 @@ def cases() -> list[tuple[str, str, sw.Tensor, np.ndarray, int]]:
         ("Bool 1000x1000", "copy", *flags, 1),
         ("Float32 1000x1000", "repr", *compact, 1),
     ]
-
-
-def median_us(call, repeat: int, number: int) -> float:
-    timeit.repeat(call, repeat=2, number=max(1, number // 10))
-    runs = timeit.repeat(call, repeat=repeat, number=number)
-    return statistics.median(runs) / number * 1e6
 
 
 def pair(operation: str, t: sw.Tensor, a: np.ndarray) -> tuple:
@@ -105,27 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--number", type=int, default=2000, help="calls per run for views")
     args = parser.parse_args(argv)
     rows = measure(args.repeat, args.number)
-    header = f"{'case':<25} {'operation':<9} {'StrideWeave us':>14} {'anchor us':>10} {'ratio':>6}"
-    print(header + "\n" + "-" * len(header))
-    for r in rows:
-        print(
-            f"{r['case']:<25} {r['operation']:<9} {r['strideweave_us']:>14.3f} "
-            f"{r['anchor_us']:>10.3f} {r['ratio']:>6.2f}"
-        )
-    result = {
-        "benchmark": "array_protocol",
-        "unit": "microseconds per call (median)",
-        "ratio": "strideweave_us / anchor_us",
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "numpy": np.__version__,
-        "torch": torch.__version__,
-        "strideweave": sw.__version__,
-        "rows": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\nwrote {args.json}")
+    print(ratio_table(rows, ("case", "operation")))
+    write_result(args.json, "array_protocol", rows, repeat=args.repeat, number=args.number)
     return 0
 
 

@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import json
-import platform
-import statistics
 import sys
-import timeit
 from pathlib import Path
 
 import numpy as np
 import torch
+from benchlib import median_us, ratio_table, write_result
 
 import strideweave as sw
 
@@ -65,13 +62,6 @@ def operands(layout: sw.Layout) -> tuple[sw.Tensor, np.ndarray, torch.Tensor]:
     x = torch.from_numpy(np.zeros(extents, dtype=np.float32, order="F"))
     assert a.strides == tuple(4 * d for d in strides) and x.stride() == strides
     return t, a, x
-
-
-def median_us(call, repeat: int, number: int) -> float:
-    """Median microseconds per call over ``repeat`` runs of ``number`` calls, after warm-up."""
-    timeit.repeat(call, repeat=2, number=max(1, number // 10))
-    runs = timeit.repeat(call, repeat=repeat, number=number)
-    return statistics.median(runs) / number * 1e6
 
 
 def calls(t: sw.Tensor, a: np.ndarray, x: torch.Tensor) -> dict[str, tuple]:
@@ -114,17 +104,6 @@ def measure(repeat: int, number: int) -> list[dict]:
     return rows
 
 
-def table(rows: list[dict]) -> str:
-    header = f"{'case':<27} {'operation':<21} {'StrideWeave us':>14} {'anchor us':>10} {'ratio':>6}"
-    lines = [header, "-" * len(header)]
-    for r in rows:
-        lines.append(
-            f"{r['case']:<27} {r['operation']:<21} {r['strideweave_us']:>14.3f} "
-            f"{r['anchor_us']:>10.3f} {r['ratio']:>6.2f}"
-        )
-    return "\n".join(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
@@ -132,24 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--number", type=int, default=2000, help="calls per timed run")
     args = parser.parse_args(argv)
     rows = measure(args.repeat, args.number)
-    print(table(rows))
-    result = {
-        "benchmark": "dlpack_export",
-        "unit": "microseconds per call (median)",
-        "ratio": "strideweave_us / anchor_us",
-        "repeat": args.repeat,
-        "number": args.number,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "numpy": np.__version__,
-        "torch": torch.__version__,
-        "strideweave": sw.__version__,
-        "extension": sw._core.__file__,
-        "rows": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"\nwrote {args.json}")
+    print(ratio_table(rows, ("case", "operation")))
+    write_result(args.json, "dlpack_export", rows, repeat=args.repeat, number=args.number)
     return 0
 
 

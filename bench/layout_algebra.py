@@ -21,13 +21,11 @@ is the ratio of the two wide timings: about 3.1 (5,000 / 1,600) for a linear cos
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import statistics
 import sys
-import timeit
 from collections.abc import Callable
 from pathlib import Path
+
+from benchlib import calls_for, median_us, write_result
 
 import strideweave as sw
 
@@ -59,13 +57,9 @@ OPERATIONS: dict[str, Callable[[sw.Layout], object]] = {
 }
 
 
-def median_seconds(call: Callable[[], object], repeat: int) -> float:
-    """Median seconds per call, the number of calls per run chosen to last about 20 ms."""
-    number, elapsed = 1, 0.0
-    while elapsed < 0.02:
-        elapsed = timeit.timeit(call, number=number)
-        number *= 2
-    return statistics.median(timeit.repeat(call, number=number, repeat=repeat)) / number
+def timed_us(call: Callable[[], object], repeat: int) -> float:
+    """Median microseconds per call, each run lasting about 20 ms."""
+    return median_us(call, repeat, calls_for(call))
 
 
 def refuse(levels: int) -> None:
@@ -88,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'operation':<26}{header}{'5,000/1,600':>13}")
     for name, operation in OPERATIONS.items():
         micros = {
-            case: median_seconds(lambda op=operation, layout=layout: op(layout), args.repeat) * 1e6
+            case: timed_us(lambda op=operation, layout=layout: op(layout), args.repeat)
             for case, layout in operands.items()
         }
         ratio = micros["wide 5,000"] / micros["wide 1,600"]
@@ -100,23 +94,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     refusals = {}
     for levels in (1600, 5000):
-        refusals[levels] = median_seconds(lambda n=levels: refuse(n), args.repeat) * 1e6
+        refusals[levels] = timed_us(lambda n=levels: refuse(n), args.repeat)
         print(f"refuse a chain {levels:,} deep: {refusals[levels]:.1f}us (ValueError at level 65)")
 
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(
-        json.dumps(
-            {
-                "python": sys.version,
-                "platform": platform.platform(),
-                "strideweave": sw.__file__,
-                "rows": rows,
-                "refusal_microseconds": refusals,
-            },
-            indent=2,
-        )
-    )
-    print(f"wrote {args.json}")
+    write_result(args.json, "layout_algebra", rows, refusal_microseconds=refusals)
     return 0
 
 

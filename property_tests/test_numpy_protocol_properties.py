@@ -100,14 +100,13 @@ def test_copy_true_never_aliases(t, dtype):
     assert t.tolist() == before
 
 
-def in_single_precision(values, dtype):
-    """Nested ``values`` of ``dtype`` with every Float32 value or field rounded to float32."""
-    if isinstance(values, list):
-        return [in_single_precision(v, dtype) for v in values]
+def _single_precision(dtype: sw.DType, value):
+    """``value`` with every Float32 value, record fields included, rounded to float32."""
+    if isinstance(value, list):
+        return [_single_precision(dtype, v) for v in value]
     if dtype.is_compound:
-        fields = [field for _, field in dtype.fields]
-        return tuple(in_single_precision(v, f) for v, f in zip(values, fields, strict=True))
-    return float(np.float32(values)) if dtype == sw.Float32 else values
+        return tuple(_single_precision(f, v) for (_, f), v in zip(dtype.fields, value, strict=True))
+    return np.float32(value).item() if dtype == sw.Float32 else value
 
 
 @pytest.mark.spec(f"{TEXT}#2")
@@ -118,8 +117,8 @@ def test_repr_shows_tolists_values(t):
     body = text[len("Tensor(") : text.index(", dtype=")]
     shown = ast.literal_eval(body)
     expected = t.tolist()
-    # Float32 values and fields are shown in single precision: compare them as float32.
-    assert in_single_precision(shown, t.dtype) == in_single_precision(expected, t.dtype)
+    # Float32 values, also as record fields, are shown in single precision.
+    assert _single_precision(t.dtype, shown) == _single_precision(t.dtype, expected)
     assert f"layout={t.layout!r}, offset={t.offset}, carrier=" in text
 
 

@@ -12,7 +12,6 @@ NumPy is imported only when ``__array__`` runs (NumPy itself calls it).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,9 +65,9 @@ def _copied(np: Any, t: Tensor) -> Any:
     return out
 
 
-@functools.cache
 def _numpy() -> Any:
-    """NumPy, imported on first use: it is not a dependency of strideweave."""
+    """NumPy, imported on first use (later calls find it in sys.modules): it is
+    not a dependency of strideweave."""
     import numpy
 
     return numpy

@@ -1,0 +1,67 @@
+"""What every benchmark in bench/ shares: the timing rule, the ratio table and the JSON.
+
+Timing: a warm-up, then the median over ``repeat`` runs of ``number`` calls. Ratios are
+StrideWeave / anchor (1.0 = as fast as the anchor). Nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import sys
+import timeit
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import strideweave as sw
+
+
+def median_us(call: Callable[[], object], repeat: int, number: int) -> float:
+    """Median microseconds per call over ``repeat`` runs of ``number`` calls, after warm-up."""
+    timeit.repeat(call, repeat=2, number=max(1, number // 10))
+    runs = timeit.repeat(call, repeat=repeat, number=number)
+    return statistics.median(runs) / number * 1e6
+
+
+def calls_for(call: Callable[[], object], seconds: float = 0.02) -> int:
+    """How many calls one timed run needs to last about ``seconds``."""
+    number = 1
+    while timeit.timeit(call, number=number) < seconds:
+        number *= 2
+    return number
+
+
+def ratio_table(rows: Sequence[dict], keys: Sequence[str]) -> str:
+    """A text table of ``rows``: the ``keys`` columns, then StrideWeave, anchor and ratio."""
+    widths = [max(len(k), *(len(str(r[k])) for r in rows)) for k in keys]
+    header = " ".join(f"{k:<{w}}" for k, w in zip(keys, widths, strict=True))
+    header += f" {'StrideWeave us':>14} {'anchor us':>10} {'ratio':>6}"
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        left = " ".join(f"{r[k]!s:<{w}}" for k, w in zip(keys, widths, strict=True))
+        lines.append(
+            f"{left} {r['strideweave_us']:>14.3f} {r['anchor_us']:>10.3f} {r['ratio']:>6.2f}"
+        )
+    return "\n".join(lines)
+
+
+def write_result(path: Path, benchmark: str, rows: list[dict], **settings: object) -> None:
+    """Writes the rows and what produced them (versions, platform, settings) as JSON."""
+    result: dict[str, object] = {
+        "benchmark": benchmark,
+        "unit": "microseconds per call (median)",
+        "ratio": "strideweave_us / anchor_us",
+        **settings,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "strideweave": sw.__version__,
+        "extension": sw._core.__file__,
+    }
+    for library in ("numpy", "torch"):
+        if library in sys.modules:
+            result[library] = sys.modules[library].__version__
+    result["rows"] = rows
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\nwrote {path}")
