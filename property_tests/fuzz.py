@@ -254,6 +254,18 @@ ENTRY_POINTS: dict[str, Target] = {
     "Carrier.read": Target((T, IX, R), args(INTS), CARRIERS),
     "Carrier.write": Target((T, V, IX, R), args(INTS, ANY), CARRIERS),
     "Carrier.tolist": Target((T, R), receivers=CARRIERS),
+    "Carrier.read_range": Target(
+        (T, V, IX, R),
+        args(INTS, INTS, out=st.one_of(st.none(), S.writable_buffers(), ANY)),
+        CARRIERS,
+        ("out",),
+    ),
+    "Carrier.write_range": Target(
+        (T, V, IX, R),
+        args(INTS, st.one_of(S.writable_buffers(), S.mutating_lists(), ANY)),
+        CARRIERS,
+    ),
+    "Carrier._pin": Target((T, R), args(st.one_of(st.text(max_size=8), ANY)), CARRIERS),
     "Carrier.allocate": Target((T, V, R, M), args(INTS), CARRIERS),
     "Carrier.version_token": Target((T,), receivers=CARRIERS),
     "Carrier.release": Target((T,), receivers=CARRIERS),
@@ -310,7 +322,9 @@ ENTRY_POINTS: dict[str, Target] = {
     "Tensor.__len__": Target((T,), receivers=TENSORS),
     "Tensor.__iter__": Target((T, N), receivers=TENSORS, foreign_receivers=False),
     "Tensor.__bool__": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
-    "tensor": Target((T, V, M), args(st.one_of(TREES, ANY), DTYPES), keywords=("dtype",)),
+    # A released carrier's tolist() raises RuntimeError (carrier-storage), and tensor()
+    # reads any object with tolist() through it.
+    "tensor": Target((T, V, R, M), args(st.one_of(TREES, ANY), DTYPES), keywords=("dtype",)),
     "zeros": Target((T, V, M), args(TREES, DTYPES), keywords=("dtype",)),
     "full": Target((T, V, M), args(TREES, ANY, DTYPES), keywords=("dtype",)),
     "arange": Target(

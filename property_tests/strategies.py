@@ -744,3 +744,23 @@ def fuzz_values() -> st.SearchStrategy[object]:
             fuzz_strideweave_objects(),
         )
     )
+
+
+@st.composite
+def filled_carriers(
+    draw: st.DrawFn,
+    dtypes: st.SearchStrategy[sw.DType] = CONCRETE_DTYPES,
+    carrier_classes: st.SearchStrategy[type] = BUILTIN_CARRIERS,
+    max_slots: int = 32,
+) -> sw.Carrier:
+    """A fresh, publicly mutable carrier of 0..max_slots distinct values (see ``slot_values``)."""
+    dtype = draw(dtypes)
+    values = draw(slot_values(dtype, draw(st.integers(0, max_slots))))
+    return draw(carrier_classes)(dtype, values=values)
+
+
+@st.composite
+def slot_ranges(draw: st.DrawFn, slots: int) -> tuple[int, int]:
+    """(first, count) with 0 <= first <= first + count <= slots: a valid range of a carrier."""
+    first = draw(st.integers(0, slots))
+    return first, draw(st.integers(0, slots - first))

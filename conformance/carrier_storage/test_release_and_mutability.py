@@ -35,6 +35,19 @@ def test_pointer_of_a_released_cpu_carrier_fails():
         c.pointer()
 
 
+@pytest.mark.spec(f"{RELEASE}#6")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_tolist_of_a_released_carrier_fails(cls):
+    c = cls(sw.Int32, values=[1, 2])
+    c.release()
+    with pytest.raises(RuntimeError) as info:
+        c.tolist()
+    assert "released" in str(info.value) and cls.carrier_class.name in str(info.value)
+    with pytest.raises(RuntimeError, match="released"):
+        sw.tensor(c)
+    assert c.is_released and c.version == 0
+
+
 @pytest.mark.spec(f"{RELEASE}/release-twice", f"{RELEASE}#2")
 @pytest.mark.parametrize("cls", BUILTINS)
 def test_release_twice(cls):

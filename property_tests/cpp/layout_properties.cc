@@ -5,7 +5,6 @@
 #include <set>
 
 #include "layout_generators.h"
-#include "strideweave/layout/spans.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave::proptest {
@@ -171,21 +170,6 @@ RC_GTEST_PROP(core_layout__divide_and_product_tile_one_layout_by_another,
   RC_ASSERT(product.mode(0) == a);
   RC_ASSERT(product.mode(1) == composition(complement(a, a.size() * b.cosize()), b));
   RC_ASSERT(product.size() == a.size() * b.size());
-}
-
-// for_each_span (the helper behind every bulk copy) visits layout(0), ...,
-// layout(size - 1) in order, as spans of equally spaced indices.
-RC_GTEST_PROP(LayoutSpans, spans_cover_the_layout_in_flat_order, ()) {
-  const Layout layout = *gen_layout();
-  std::vector<int64_t> visited;
-  for_each_span(layout, [&](int64_t first, int64_t count, int64_t step) {
-    RC_ASSERT(count >= 1);
-    for (int64_t k = 0; k < count; ++k) visited.push_back(first + k * step);
-  });
-  RC_ASSERT(static_cast<int64_t>(visited.size()) == layout.size());
-  for (int64_t i = 0; i < layout.size(); ++i) {
-    RC_ASSERT(visited[static_cast<std::size_t>(i)] == layout(i));
-  }
 }
 
 }  // namespace

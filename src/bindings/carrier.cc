@@ -12,6 +12,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "buffer_convert.h"
 #include "describe.h"
 #include "int_convert.h"
 #include "self_arg.h"
@@ -186,6 +187,44 @@ py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_&
   return cls;
 }
 
+// Carrier.read_range: a list, or the slots copied into the buffer `out`.
+py::object read_range(const Carrier& c, int64_t first, int64_t count, py::object out) {
+  const DType& dtype = c.dtype();
+  if (!out.is_none()) {
+    if (!dtype.itemsize()) {
+      throw TypeError("read_range out on " + c.label() + ": its dtype " + dtype.name() +
+                      " has no native encoding; read a list");
+    }
+    const NativeBuffer buffer(out, dtype, true, "read_range out");
+    c.read_range(first, count, buffer.bytes());
+    return out;
+  }
+  if (!dtype.itemsize()) {
+    py::list values;
+    for (const Value& v : c.read_range_values(first, count)) values.append(from_value(v));
+    return std::move(values);
+  }
+  const std::vector<std::byte> bytes = c.read_range(first, count);
+  return decode_items(dtype, bytes.data(), count);
+}
+
+// Carrier.write_range and Lease.write_range: a buffer of native items, or an
+// iterable of values.
+template <class Target>
+void write_range_to(Target& target, const DType& dtype, int64_t first, py::handle values) {
+  if (is_buffer(values) && dtype.itemsize()) {
+    const NativeBuffer buffer(values, dtype, false, "write_range values");
+    target.write_range(first, buffer.bytes());
+    return;
+  }
+  const std::vector<Value> converted = to_values(values, "write_range values");
+  target.write_range_values(first, converted);
+}
+
+void write_range(Carrier& c, int64_t first, py::handle values) {
+  write_range_to(c, c.dtype(), first, values);
+}
+
 }  // namespace
 
 const CarrierClass& descriptor_for_type(py::handle type) {
@@ -256,16 +295,24 @@ void bind_carriers(py::module_& m) {
           "write",
           [](Carrier& c, int64_t slot, py::handle value) { c.write(slot, to_value(value)); },
           py::arg("slot"), py::arg("value"))
-      .def("tolist",
-           [](const Carrier& c) {
-             py::list out;
-             for (int64_t i = 0; i < c.slots(); ++i) out.append(from_value(c.read(i)));
-             return out;
-           })
+      .def("tolist", [](const Carrier& c) { return read_range(c, 0, c.slots(), py::none()); })
+      .def("read_range", &read_range, py::arg("first"), py::arg("count"), py::kw_only(),
+           py::arg("out") = py::none())
+      .def("write_range", &write_range, py::arg("first"), py::arg("values"))
       .def("allocate", &Carrier::allocate, py::arg("n"))
       .def("version_token", &Carrier::version_token, self_not_none)
       .def("release", &Carrier::release, self_not_none)
       .def("is_mutable", &Carrier::is_mutable, self_not_none)
+      .def_property_readonly("pinned_by", &Carrier::pinned_by)
+      .def(
+          "_pin",
+          [](Carrier& c, std::string operation) {
+            c.carrier_class();  // resolve a Python subclass's descriptor with the GIL
+            return c.pin(std::move(operation));
+          },
+          py::arg("operation"),
+          "Pins the carrier for `operation` (tests and the move machinery only); use as "
+          "`with c._pin(name) as lease:`.")
       .def(
           "take_ownership",
           [](Carrier& owner, Carrier& carrier) {
@@ -283,6 +330,24 @@ void bind_carriers(py::module_& m) {
         return "<" + c.label() + " " + c.dtype().name() + " slots=" + std::to_string(c.slots()) +
                (c.is_released() ? " released" : "") + ">";
       });
+
+  py::class_<Lease>(m, "_Lease",
+                    "The private write path of an operation pinning a carrier (Carrier._pin).")
+      .def_property_readonly("operation", &Lease::operation)
+      .def_property_readonly("active", &Lease::active)
+      .def(
+          "write", [](Lease& l, int64_t slot, py::handle value) { l.write(slot, to_value(value)); },
+          py::arg("slot"), py::arg("value"))
+      .def(
+          "write_range",
+          [](Lease& l, int64_t first, py::handle values) {
+            write_range_to(l, l.carrier().dtype(), first, values);
+          },
+          py::arg("first"), py::arg("values"))
+      .def("allocate", &Lease::allocate, py::arg("n"))
+      .def("end", &Lease::end, self_not_none)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](Lease& l, const py::args&) { l.end(); });
 
   bind_builtin<Generic>(m, "Generic",
                         "Element storage for any dtype, abstract ones included; no pointer.");

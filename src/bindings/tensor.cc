@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer_convert.h"
 #include "describe.h"
 #include "int_convert.h"
 #include "int_tuple_convert.h"
@@ -54,8 +55,16 @@ py::object nest(const std::vector<Value>& values, const std::vector<int64_t>& ex
 }
 
 py::object tolist(const Tensor& t) {
-  const std::vector<Value> values = t.values();
   const IntTuple& shape = t.shape();
+  if (!t.is_multi_subtensor() && t.dtype().is_scalar() && t.dtype().itemsize()) {
+    const Layout nested_order = compact_row_major(shape);
+    std::vector<std::byte> items(static_cast<std::size_t>(nested_order.size()) *
+                                 *t.dtype().itemsize());
+    t.read_into(items, nested_order);
+    return nest_items(t.dtype(), items.data(),
+                      shape.is_leaf() ? std::vector<int64_t>{shape.value()} : shape.leaves());
+  }
+  const std::vector<Value> values = t.values();
   if (shape.is_leaf()) {
     py::list out;
     for (const Value& v : values) out.append(from_value(v));
@@ -94,6 +103,17 @@ void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extent
 }
 
 std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
+  if (py::isinstance<Tensor>(values)) {
+    // The copy tolist() would make, without the lists: one strided copy. An
+    // empty tensor keeps the list path, whose nesting and inference decide
+    // its shape and dtype.
+    const auto& source = values.cast<const Tensor&>();
+    const std::optional<DType> requested = optional_dtype(dtype);
+    if (!source.is_multi_subtensor() && source.dtype().is_concrete() &&
+        shape_size(source.shape()) > 0 && (!requested || *requested == source.dtype())) {
+      return tensor_from_tensor(source);
+    }
+  }
   if (py::hasattr(values, "tolist") && !PyList_Check(values.ptr()))
     values = values.attr("tolist")();
   // The shape comes from the first element at each depth; read_nested then

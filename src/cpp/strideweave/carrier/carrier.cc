@@ -1,8 +1,9 @@
 #include "strideweave/carrier/carrier.h"
 
 #include <algorithm>
+#include <utility>
 
-#include "strideweave/layout/spans.h"
+#include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -48,15 +49,25 @@ void Carrier::require_live_locked(const char* operation) const {
   }
 }
 
-void Carrier::require_publicly_mutable_locked(const char* operation) const {
+void Carrier::require_writable_locked(const char* operation, const WritePath& path) const {
   require_live_locked(operation);
+  const bool own_lease = path.kind == WritePath::Kind::kLease && path.pin_id == pin_id_;
+  if (pin_id_ != 0 && !own_lease) {
+    throw RuntimeError(std::string(operation) + " on " + label() + ", which is pinned by " +
+                       pinned_by_);
+  }
   if (!constructed_mutable_) {
     throw RuntimeError(std::string(operation) + " on " + label() +
                        ", which was constructed immutable");
   }
-  if (const std::shared_ptr<Carrier> owner = owner_.lock()) {
+  const std::shared_ptr<Carrier> owner = owner_.lock();
+  if (path.kind == WritePath::Kind::kPublic && owner) {
     throw RuntimeError(std::string(operation) + " on " + label() + ", which is owned by " +
                        owner->label());
+  }
+  if (path.kind == WritePath::Kind::kOwner && owner.get() != path.owner) {
+    throw RuntimeError(std::string(operation) + " through the owner path of " +
+                       path.owner->label() + " on " + label() + ", which it no longer owns");
   }
 }
 
@@ -67,6 +78,26 @@ void Carrier::require_slot_locked(int64_t slot) const {
   }
 }
 
+void Carrier::require_range_locked(int64_t first, int64_t count) const {
+  if (count < 0) {
+    throw ValueError("range count " + std::to_string(count) + " is negative for " + label());
+  }
+  if (first < 0 || first > slots_ || count > slots_ - first) {
+    throw IndexError("slots [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
+                     std::to_string(count) + ") are out of range for " + label() + " with " +
+                     std::to_string(slots_) + " slots");
+  }
+}
+
+std::size_t Carrier::require_itemsize(const char* operation) const {
+  const std::optional<std::size_t> size = dtype_.itemsize();
+  if (!size) {
+    throw TypeError(std::string(operation) + " on " + label() + ": its dtype " + dtype_.name() +
+                    " has no native encoding; use element values");
+  }
+  return *size;
+}
+
 Value Carrier::read(int64_t slot) const {
   std::lock_guard lock(mu_);
   require_live_locked("read");
@@ -74,43 +105,134 @@ Value Carrier::read(int64_t slot) const {
   return do_read(slot);
 }
 
+void Carrier::write(int64_t slot, const Value& value) { write_via(WritePath{}, slot, value); }
+
 void Carrier::gather(const Layout& layout, int64_t offset, std::byte* dst) const {
   if (!dtype_.itemsize()) {
     throw TypeError("gather on " + label() + ": the abstract dtype " + dtype_.name() +
                     " has no encoding");
   }
-  std::lock_guard lock(mu_);
-  require_live_locked("gather");
-  if (layout.size() == 0) return;
-  if (offset < 0 || offset > slots_ || layout.cosize() > slots_ - offset) {
-    throw IndexError("gather window [" + std::to_string(offset) + ", " + std::to_string(offset) +
-                     " + " + std::to_string(layout.cosize()) + ") exceeds the " +
-                     std::to_string(slots_) + " slots of " + label());
-  }
-  do_gather(layout, offset, dst);
-}
-
-void Carrier::do_gather(const Layout& layout, int64_t offset, std::byte* dst) const {
-  const std::size_t itemsize = *dtype_.itemsize();
-  for_each_span(layout, [&](int64_t first, int64_t count, int64_t step) {
-    for (int64_t k = 0; k < count; ++k) {
-      encode(dtype_, do_read(offset + first + k * step), dst);
-      dst += itemsize;
+  read_locked("gather", [&](const SlotReader& reader) {
+    if (layout.size() == 0) return;
+    if (offset < 0 || offset > slots_ || layout.cosize() > slots_ - offset) {
+      throw IndexError("gather window [" + std::to_string(offset) + ", " + std::to_string(offset) +
+                       " + " + std::to_string(layout.cosize()) + ") exceeds the " +
+                       std::to_string(slots_) + " slots of " + label());
     }
+    reader.gather(layout, offset, dst, compact_col_major(layout.shape()));
   });
 }
 
-void Carrier::write(int64_t slot, const Value& value) {
+void Carrier::write_via(const WritePath& path, int64_t slot, const Value& value) {
   std::lock_guard lock(mu_);
-  require_publicly_mutable_locked("write");
+  require_writable_locked("write", path);
   require_slot_locked(slot);
   do_write(slot, coerce(dtype_, value));
   ++version_;
 }
 
-void Carrier::allocate(int64_t n) {
+void Carrier::read_range(int64_t first, int64_t count, std::span<std::byte> out) const {
   std::lock_guard lock(mu_);
-  require_publicly_mutable_locked("allocate");
+  require_live_locked("read_range");
+  const std::size_t itemsize = require_itemsize("read_range");
+  require_range_locked(first, count);
+  if (out.size() != static_cast<std::size_t>(count) * itemsize) {
+    throw ValueError("read_range: the output holds " + std::to_string(out.size()) +
+                     " bytes, not the " + std::to_string(count) + " items of " +
+                     std::to_string(itemsize) + " bytes requested");
+  }
+  if (count > 0) do_read_range(first, count, out.data());
+}
+
+std::vector<std::byte> Carrier::read_range(int64_t first, int64_t count) const {
+  std::lock_guard lock(mu_);
+  require_live_locked("read_range");
+  const std::size_t itemsize = require_itemsize("read_range");
+  require_range_locked(first, count);
+  std::vector<std::byte> out(static_cast<std::size_t>(count) * itemsize);
+  if (count > 0) do_read_range(first, count, out.data());
+  return out;
+}
+
+std::vector<Value> Carrier::read_range_values(int64_t first, int64_t count) const {
+  std::lock_guard lock(mu_);
+  require_live_locked("read_range");
+  require_range_locked(first, count);
+  std::vector<Value> out(static_cast<std::size_t>(count));
+  if (count > 0) do_read_values(first, count, out.data());
+  return out;
+}
+
+void Carrier::write_range(int64_t first, std::span<const std::byte> in) {
+  write_range_via(WritePath{}, first, in);
+}
+
+void Carrier::write_range_via(const WritePath& path, int64_t first, std::span<const std::byte> in) {
+  std::lock_guard lock(mu_);
+  require_writable_locked("write_range", path);
+  const std::size_t itemsize = require_itemsize("write_range");
+  if (in.size() % itemsize != 0) {
+    throw ValueError("write_range: " + std::to_string(in.size()) +
+                     " bytes are not a whole number of " + std::to_string(itemsize) +
+                     "-byte items of " + dtype_.name());
+  }
+  const auto count = static_cast<int64_t>(in.size() / itemsize);
+  require_range_locked(first, count);
+  validate_encoding(dtype_, in.data(), count);
+  if (count > 0) do_write_range(first, count, in.data());
+  ++version_;
+}
+
+void Carrier::write_range_values(int64_t first, std::span<const Value> values) {
+  write_range_values_via(WritePath{}, first, values);
+}
+
+void Carrier::write_range_values_via(const WritePath& path, int64_t first,
+                                     std::span<const Value> values) {
+  std::lock_guard lock(mu_);
+  require_writable_locked("write_range", path);
+  const auto count = static_cast<int64_t>(values.size());
+  require_range_locked(first, count);
+  std::vector<Value> coerced;
+  coerced.reserve(values.size());
+  for (const Value& v : values) coerced.push_back(coerce(dtype_, v));
+  if (count > 0) do_write_values(first, count, coerced.data());
+  ++version_;
+}
+
+void SlotReader::read_range(int64_t first, int64_t count, std::byte* out) const {
+  carrier_.require_itemsize("read");
+  carrier_.require_range_locked(first, count);
+  carrier_.do_read_range(first, count, out);
+}
+
+void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
+                        const Layout& out_layout) const {
+  const std::size_t itemsize = carrier_.require_itemsize("read");
+  if (const std::byte* storage = host()) {
+    copy_strided(storage, layout, offset, out, out_layout, 0, itemsize);
+    return;
+  }
+  const RunPlan plan(layout, offset);
+  std::vector<std::byte> image(static_cast<std::size_t>(plan.size()) * itemsize);
+  std::byte* cursor = image.data();
+  plan.for_each_run([&](int64_t first, int64_t count) {
+    read_range(first, count, cursor);
+    cursor += static_cast<std::size_t>(count) * itemsize;
+  });
+  copy_strided(image.data(), plan.image_layout(), 0, out, out_layout, 0, itemsize);
+}
+
+void SlotReader::read_values(int64_t first, int64_t count, Value* out) const {
+  carrier_.require_range_locked(first, count);
+  carrier_.do_read_values(first, count, out);
+}
+
+void Carrier::allocate(int64_t n) { allocate_via(WritePath{}, n); }
+
+void Carrier::allocate_via(const WritePath& path, int64_t n) {
+  std::lock_guard lock(mu_);
+  require_writable_locked("allocate", path);
   if (n < 0) throw ValueError("allocate: slot count " + std::to_string(n) + " is negative");
   if (!supports_allocation()) {
     throw RuntimeError("allocate: " + carrier_class().name() + " does not support allocation");
@@ -136,6 +258,9 @@ VersionToken Carrier::version_token() const {
 void Carrier::release() {
   std::lock_guard lock(mu_);
   if (released_) return;
+  if (pin_id_ != 0) {
+    throw RuntimeError("release of " + label() + ", which is pinned by " + pinned_by_);
+  }
   do_release();
   released_ = true;
   slots_ = 0;
@@ -144,7 +269,109 @@ void Carrier::release() {
 bool Carrier::is_released() const { return released_.load(); }
 
 bool Carrier::is_mutable() const {
-  return !released_.load() && constructed_mutable_ && !owned_.load();
+  return !released_.load() && constructed_mutable_ && !owned_.load() && !pinned_.load();
+}
+
+Lease Carrier::pin(std::string operation) {
+  std::lock_guard lock(mu_);
+  require_live_locked("pin");
+  if (pin_id_ != 0) {
+    throw RuntimeError(operation + " cannot pin " + label() + ", which is pinned by " + pinned_by_);
+  }
+  static std::atomic<uint64_t> next_pin_id{1};
+  pin_id_ = next_pin_id++;
+  pinned_by_ = operation;
+  pinned_ = true;
+  return Lease(shared_from_this(), pin_id_, std::move(operation));
+}
+
+std::optional<std::string> Carrier::pinned_by() const {
+  std::lock_guard lock(mu_);
+  if (pin_id_ == 0) return std::nullopt;
+  return pinned_by_;
+}
+
+void Carrier::end_pin(uint64_t pin_id) noexcept {
+  std::lock_guard lock(mu_);
+  if (pin_id_ != pin_id) return;
+  pin_id_ = 0;
+  pinned_by_.clear();
+  pinned_ = false;
+}
+
+OwnerPath Carrier::owner_path(Carrier& owned) {
+  std::lock_guard lock(owned.mu_);
+  if (owned.owner_.lock().get() != this) {
+    throw ValueError(label() + " does not own " + owned.label());
+  }
+  return OwnerPath(*this, owned.shared_from_this());
+}
+
+Lease::Lease(std::shared_ptr<Carrier> carrier, uint64_t pin_id, std::string operation)
+    : carrier_(std::move(carrier)), pin_id_(pin_id), operation_(std::move(operation)) {}
+
+Lease::Lease(Lease&& other) noexcept
+    : carrier_(std::move(other.carrier_)),
+      pin_id_(std::exchange(other.pin_id_, 0)),
+      operation_(other.operation_) {}
+
+Lease& Lease::operator=(Lease&& other) noexcept {
+  if (this != &other) {
+    end();
+    carrier_ = std::move(other.carrier_);
+    pin_id_ = std::exchange(other.pin_id_, 0);
+    operation_ = other.operation_;
+  }
+  return *this;
+}
+
+Lease::~Lease() { end(); }
+
+void Lease::end() noexcept {
+  if (carrier_ == nullptr) return;
+  carrier_->end_pin(pin_id_);
+  carrier_.reset();
+  pin_id_ = 0;
+}
+
+Carrier& Lease::carrier() const {
+  if (carrier_ == nullptr) {
+    throw RuntimeError("the lease of " + operation_ + " has ended");
+  }
+  return *carrier_;
+}
+
+void Lease::write(int64_t slot, const Value& value) {
+  carrier().write_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, slot,
+                      value);
+}
+
+void Lease::write_range(int64_t first, std::span<const std::byte> in) {
+  carrier().write_range_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr},
+                            first, in);
+}
+
+void Lease::write_range_values(int64_t first, std::span<const Value> values) {
+  carrier().write_range_values_via(
+      Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, first, values);
+}
+
+void Lease::allocate(int64_t n) {
+  carrier().allocate_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, n);
+}
+
+Carrier::WritePath OwnerPath::path() const {
+  return Carrier::WritePath{Carrier::WritePath::Kind::kOwner, 0, owner_};
+}
+
+void OwnerPath::write(int64_t slot, const Value& value) { owned_->write_via(path(), slot, value); }
+
+void OwnerPath::write_range(int64_t first, std::span<const std::byte> in) {
+  owned_->write_range_via(path(), first, in);
+}
+
+void OwnerPath::write_range_values(int64_t first, std::span<const Value> values) {
+  owned_->write_range_values_via(path(), first, values);
 }
 
 std::shared_ptr<Carrier> Carrier::owner() const {
@@ -158,6 +385,10 @@ void Carrier::take_ownership(Carrier& other) {
   if (other.released_) {
     throw RuntimeError(label() + " cannot take ownership of " + other.label() +
                        ", which is released");
+  }
+  if (other.pin_id_ != 0) {
+    throw RuntimeError(label() + " cannot take ownership of " + other.label() +
+                       ", which is pinned by " + other.pinned_by_);
   }
   if (const std::shared_ptr<Carrier> current = other.owner_.lock()) {
     throw RuntimeError(label() + " cannot take ownership of " + other.label() +

@@ -1,12 +1,25 @@
 // Carrier: one instance of storage for slots of one dtype (spec/carrier-storage).
 //
 // The base class owns the bookkeeping every tensor, export and move relies
-// on: the version counter, release state, construction-time immutability and
-// ownership. Subclasses implement storage through the protected do_* hooks,
-// which the base calls only after its own checks.
+// on: the version counter, release state, construction-time immutability,
+// ownership and pins. Subclasses implement storage through the protected
+// do_* hooks, which the base calls only after its own checks.
+//
+// Entry points come in two granularities: one slot (read, write) and a range
+// of consecutive slots (read_range, write_range in the dtype's native
+// encoding; read_range_values, write_range_values as element values, for
+// every dtype). A range call takes the carrier's lock once, checks liveness
+// and mutability once and increments the version once.
+//
+// Three paths write slots: the public entry points; a Lease, the private
+// path of the operation pinning the carrier; and an OwnerPath, the private
+// path of the carrier owning it. Each refuses what the others exist for: the
+// public path refuses owned and pinned carriers, a lease refuses nothing its
+// own pin causes, an owner path refuses only what is not its ownership.
 //
 // Thread safety: every public member may be called from any thread; state
-// changes are serialized by the carrier's mutex.
+// changes are serialized by the carrier's mutex. Storage hooks run under the
+// mutex; they must not call back into the carrier or run Python.
 #pragma once
 
 #include <atomic>
@@ -14,6 +27,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,6 +39,9 @@
 namespace strideweave {
 
 class Carrier;
+class Lease;
+class OwnerPath;
+class SlotReader;
 
 // DLPack's device type for host memory (kDLCPU in strideweave/interop/dlpack.h).
 inline constexpr int32_t kDLPackDeviceCPU = 1;
@@ -50,6 +67,9 @@ class VersionToken {
 
  private:
   friend class Carrier;
+  class Lease;
+  class OwnerPath;
+  class SlotReader;
   VersionToken(std::weak_ptr<const Carrier> carrier, uint64_t carrier_id, uint64_t version)
       : carrier_(std::move(carrier)), carrier_id_(carrier_id), version_(version) {}
 
@@ -87,7 +107,8 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
 
   // Copies the values in slots offset + layout(i), for i in [0, size) in flat
   // order, into `dst`, each encoded as encode() does (itemsize bytes, packed).
-  // The carrier's mutex is taken once for the whole copy; no version changes.
+  // The carrier's mutex is taken once for the whole copy, which goes through
+  // the span walker (SlotReader::gather); no version changes.
   // Throws TypeError naming the dtype when it is abstract (no encoding),
   // RuntimeError naming the carrier when released, and IndexError naming the
   // window and the slots when a layout of non-zero size leaves the slots.
@@ -104,23 +125,80 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // when the class does not support allocation; ValueError for n < 0.
   void allocate(int64_t n);
 
+  // Bulk range entry points. Range errors, checked in this order, after the
+  // liveness (and, for writes, mutability) check:
+  //   ValueError for count < 0 (or a byte span that is not whole items);
+  //   IndexError naming the range and the capacity unless
+  //   0 <= first <= first + count <= slots().
+  // Encoded variants need a dtype with an item size (TypeError naming the
+  // carrier and the dtype otherwise). A failed call changes nothing.
+
+  // Copies slots [first, first + count) into `out` in native encoding
+  // (count * itemsize bytes, ValueError otherwise). Never changes the version.
+  void read_range(int64_t first, int64_t count, std::span<std::byte> out) const;
+
+  // The same, into a new buffer allocated after the checks.
+  std::vector<std::byte> read_range(int64_t first, int64_t count) const;
+
+  // The values of slots [first, first + count); every dtype.
+  std::vector<Value> read_range_values(int64_t first, int64_t count) const;
+
+  // Stores the natively encoded items of `in` in slots [first, first + n),
+  // n = in.size() / itemsize, and increments the version by exactly one (also
+  // for n == 0). Throws RuntimeError when not publicly mutable and ValueError
+  // naming the item for an encoded Bool that is neither 0 nor 1.
+  void write_range(int64_t first, std::span<const std::byte> in);
+
+  // Stores `values`, each converted to dtype(), in slots [first, first + n)
+  // and increments the version by exactly one. Every value is converted
+  // before any slot changes (the errors of coerce, naming the value).
+  void write_range_values(int64_t first, std::span<const Value> values);
+
+  // Calls fn(const SlotReader&) with the carrier's mutex held, after checking
+  // that the carrier is live (RuntimeError naming `operation` otherwise): one
+  // consistent snapshot of every slot read through the reader. `fn` must not
+  // call back into this carrier or run Python. Never changes the version.
+  template <class F>
+  void read_locked(const char* operation, F&& fn) const;
+
   uint64_t version() const noexcept { return version_.load(); }
   VersionToken version_token() const;
 
   // Relinquishes the storage (freeing what the carrier owns) and marks the
-  // carrier released. Idempotent; never changes the version.
+  // carrier released. Idempotent on a released carrier; never changes the
+  // version. Throws RuntimeError naming the carrier and the operation holding
+  // the pin while pinned (the carrier then stays live).
   void release();
   bool is_released() const;
 
-  // Neither constructed immutable, nor owned by another carrier, nor released.
+  // Neither constructed immutable, nor owned by another carrier, nor pinned,
+  // nor released.
   bool is_mutable() const;
+
+  // Pins this carrier for `operation` (named in every refusal while pinned)
+  // and returns the lease through which the operation writes it. While the
+  // lease is active, write, write_range, write_range_values, allocate,
+  // release, take_ownership of this carrier and owner paths fail with
+  // RuntimeError naming this carrier and `operation`; reads continue. Throws
+  // RuntimeError when released or already pinned (naming the holder). The
+  // carrier must be owned by a std::shared_ptr; the lease keeps it alive.
+  Lease pin(std::string operation);
+
+  // The operation pinning this carrier, or nullopt.
+  std::optional<std::string> pinned_by() const;
+
+  // The private write path of this carrier's owner for `owned`. Throws
+  // ValueError when this carrier does not own `owned`. Each call through the
+  // path re-checks the ownership (RuntimeError once it ended).
+  OwnerPath owner_path(Carrier& owned);
+
   bool constructed_mutable() const noexcept { return constructed_mutable_; }
 
   // The carrier owning this one, or nullptr.
   std::shared_ptr<Carrier> owner() const;
 
   // Makes this carrier the owner of `other`. Throws ValueError when `other` is
-  // this carrier, RuntimeError when it is released or already owned.
+  // this carrier, RuntimeError when it is released, pinned or already owned.
   void take_ownership(Carrier& other);
 
   // Ends this carrier's ownership of `other`; ValueError if it does not own it.
@@ -136,15 +214,24 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
  protected:
   Carrier(DType dtype, bool mutable_);
 
-  // Storage hooks, called with the carrier's mutex held and its checks done.
+  // Storage hooks, called with the carrier's mutex held and its checks done
+  // (slots in range, values coerced, encoded bytes validated).
   virtual Value do_read(int64_t slot) const = 0;
-  // Storage hook of gather. The default encodes do_read() slot by slot along
-  // the layout's spans; host-addressable carriers copy the spans.
-  virtual void do_gather(const Layout& layout, int64_t offset, std::byte* dst) const;
   virtual void do_write(int64_t slot, const Value& coerced) = 0;
   virtual void do_allocate(int64_t n) = 0;
   virtual void do_release() = 0;
   virtual bool supports_allocation() const { return true; }
+
+  // Range hooks: slots [first, first + count), count > 0, in native encoding
+  // (only called for a dtype with an item size) or as element values.
+  virtual void do_read_range(int64_t first, int64_t count, std::byte* out) const = 0;
+  virtual void do_write_range(int64_t first, int64_t count, const std::byte* in) = 0;
+  virtual void do_read_values(int64_t first, int64_t count, Value* out) const = 0;
+  virtual void do_write_values(int64_t first, int64_t count, const Value* coerced) = 0;
+
+  // The storage as addressable host memory (slot i at itemsize * i), or
+  // nullptr when the storage is not host memory. Valid while the mutex is held.
+  virtual const std::byte* do_host_data() const { return nullptr; }
 
   // For subclass constructors: set the initial slot count without a version bump.
   void initialize_slots(int64_t n);
@@ -155,8 +242,30 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   mutable std::mutex mu_;
 
  private:
-  void require_publicly_mutable_locked(const char* operation) const;
+  friend class Lease;
+  friend class OwnerPath;
+  friend class SlotReader;
+
+  // Who is writing: the public entry points, the lease of pin `pin_id`, or
+  // the owner `owner`.
+  struct WritePath {
+    enum class Kind { kPublic, kLease, kOwner } kind = Kind::kPublic;
+    uint64_t pin_id = 0;
+    const Carrier* owner = nullptr;
+  };
+
+  // Throws RuntimeError naming `operation`, this carrier and the reason when
+  // `path` may not write now. Caller holds mu_.
+  void require_writable_locked(const char* operation, const WritePath& path) const;
   void require_slot_locked(int64_t slot) const;
+  void require_range_locked(int64_t first, int64_t count) const;
+  std::size_t require_itemsize(const char* operation) const;
+
+  void write_via(const WritePath& path, int64_t slot, const Value& value);
+  void write_range_via(const WritePath& path, int64_t first, std::span<const std::byte> in);
+  void write_range_values_via(const WritePath& path, int64_t first, std::span<const Value> values);
+  void allocate_via(const WritePath& path, int64_t n);
+  void end_pin(uint64_t pin_id) noexcept;
 
   DType dtype_;
   uint64_t id_;
@@ -165,10 +274,108 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::atomic<uint64_t> version_{0};
   // Written under mu_; read without it by is_released() and is_mutable().
   std::atomic<bool> released_{false};
-  std::atomic<bool> owned_{false};  // owner_ is set
+  std::atomic<bool> owned_{false};   // owner_ is set
+  std::atomic<bool> pinned_{false};  // pin_id_ != 0
+  uint64_t pin_id_ = 0;              // the active pin; 0 when not pinned
+  std::string pinned_by_;            // its operation
   std::weak_ptr<Carrier> owner_;
   std::vector<std::shared_ptr<Carrier>> owned_carriers_;
 };
+
+// Slot access inside Carrier::read_locked. Valid only during that call.
+class SlotReader {
+ public:
+  // The storage as host memory (slot i at byte itemsize * i), or nullptr.
+  const std::byte* host() const { return carrier_.do_host_data(); }
+
+  // Slots [first, first + count) in native encoding into `out`. Throws
+  // IndexError for a range outside the slots, TypeError for a dtype without
+  // an item size.
+  void read_range(int64_t first, int64_t count, std::byte* out) const;
+
+  // The values of slots [first, first + count) into `out`; every dtype.
+  void read_values(int64_t first, int64_t count, Value* out) const;
+
+  // The span walker's read: the item of slot offset + layout(i) into item
+  // out_layout(i) of `out`, for every flat index i. Host storage is copied by
+  // the strided kernel; other storage is read one range call per run (a
+  // broadcast's stored slots once) and then arranged by the kernel. Throws
+  // TypeError for a dtype without an item size, ValueError when the leaf
+  // extents of the layouts differ. Pre: the window lies within the slots and
+  // `out` holds out_layout's cosize items.
+  void gather(const Layout& layout, int64_t offset, std::byte* out, const Layout& out_layout) const;
+
+ private:
+  friend class Carrier;
+  explicit SlotReader(const Carrier& carrier) : carrier_(carrier) {}
+  const Carrier& carrier_;
+};
+
+// The private write path of the operation pinning a carrier. Move-only. The
+// pin ends exactly once: at end() or when the last lease object holding it is
+// destroyed, whichever comes first; a moved-from or ended lease holds none.
+// Writes through a lease refuse only a released carrier and a carrier
+// constructed immutable (not its pin, not its ownership), and count in the
+// version like the public entry points: one increment per call.
+class Lease {
+ public:
+  Lease(Lease&& other) noexcept;
+  Lease& operator=(Lease&& other) noexcept;
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  ~Lease();
+
+  // The pinned carrier. Throws RuntimeError naming the operation once the
+  // lease has ended.
+  Carrier& carrier() const;
+  const std::string& operation() const noexcept { return operation_; }
+  bool active() const noexcept { return carrier_ != nullptr; }
+
+  // The entry points of Carrier, through the lease, with their errors; they
+  // throw RuntimeError naming the operation once the lease has ended.
+  void write(int64_t slot, const Value& value);
+  void write_range(int64_t first, std::span<const std::byte> in);
+  void write_range_values(int64_t first, std::span<const Value> values);
+  void allocate(int64_t n);
+
+  // Ends the pin; later calls do nothing.
+  void end() noexcept;
+
+ private:
+  friend class Carrier;
+  Lease(std::shared_ptr<Carrier> carrier, uint64_t pin_id, std::string operation);
+
+  std::shared_ptr<Carrier> carrier_;
+  uint64_t pin_id_ = 0;
+  std::string operation_;
+};
+
+// The private write path of a carrier's owner (composite carriers write their
+// parts through it). Writes refuse a released, constructed-immutable or
+// pinned carrier, and a carrier the owner no longer owns; they count in the
+// version like the public entry points.
+class OwnerPath {
+ public:
+  void write(int64_t slot, const Value& value);
+  void write_range(int64_t first, std::span<const std::byte> in);
+  void write_range_values(int64_t first, std::span<const Value> values);
+
+ private:
+  friend class Carrier;
+  OwnerPath(const Carrier& owner, std::shared_ptr<Carrier> owned)
+      : owner_(&owner), owned_(std::move(owned)) {}
+  Carrier::WritePath path() const;
+
+  const Carrier* owner_;
+  std::shared_ptr<Carrier> owned_;
+};
+
+template <class F>
+void Carrier::read_locked(const char* operation, F&& fn) const {
+  std::lock_guard lock(mu_);
+  require_live_locked(operation);
+  fn(SlotReader(*this));
+}
 
 // For built-in constructors taking (n, values): the slot count, len(values)
 // when values are given and n otherwise (0 when neither). Throws ValueError

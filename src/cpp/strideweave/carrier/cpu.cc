@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "strideweave/layout/spans.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 
@@ -18,24 +17,6 @@ std::size_t cpu_itemsize(const DType& dtype) {
     throw TypeError("CPU cannot hold the abstract dtype " + dtype.name() + ": it has no item size");
   }
   return *size;
-}
-
-// Copies the spans of `layout` over `base` to `dst`, `item` bytes an element;
-// Item is item as a constant (0: not known at compile time).
-template <std::size_t Item>
-void copy_spans(const Layout& layout, const std::byte* base, std::size_t item, std::byte* dst) {
-  const std::size_t size = Item == 0 ? item : Item;
-  for_each_span(layout, [&](int64_t first, int64_t count, int64_t step) {
-    const std::byte* src = base + static_cast<std::size_t>(first) * size;
-    const auto n = static_cast<std::size_t>(count);
-    if (step == 1) {
-      std::memcpy(dst, src, n * size);
-    } else {
-      const std::size_t stride = static_cast<std::size_t>(step) * size;
-      for (std::size_t k = 0; k < n; ++k) std::memcpy(dst + k * size, src + k * stride, size);
-    }
-    dst += n * size;
-  });
 }
 
 }  // namespace
@@ -100,22 +81,28 @@ Value CPU::do_read(int64_t slot) const {
   return decode(dtype(), buffer_.get() + static_cast<std::size_t>(slot) * itemsize_);
 }
 
-void CPU::do_gather(const Layout& layout, int64_t offset, std::byte* dst) const {
-  const std::byte* base = buffer_.get() + static_cast<std::size_t>(offset) * itemsize_;
-  switch (itemsize_) {
-    case 1:
-      return copy_spans<1>(layout, base, itemsize_, dst);
-    case 4:
-      return copy_spans<4>(layout, base, itemsize_, dst);
-    case 8:
-      return copy_spans<8>(layout, base, itemsize_, dst);
-    default:
-      return copy_spans<0>(layout, base, itemsize_, dst);
-  }
-}
-
 void CPU::do_write(int64_t slot, const Value& coerced) {
   encode(dtype(), coerced, buffer_.get() + static_cast<std::size_t>(slot) * itemsize_);
+}
+
+void CPU::do_read_range(int64_t first, int64_t count, std::byte* out) const {
+  std::memcpy(out, buffer_.get() + static_cast<std::size_t>(first) * itemsize_,
+              static_cast<std::size_t>(count) * itemsize_);
+}
+
+void CPU::do_write_range(int64_t first, int64_t count, const std::byte* in) {
+  std::memcpy(buffer_.get() + static_cast<std::size_t>(first) * itemsize_, in,
+              static_cast<std::size_t>(count) * itemsize_);
+}
+
+void CPU::do_read_values(int64_t first, int64_t count, Value* out) const {
+  const std::byte* src = buffer_.get() + static_cast<std::size_t>(first) * itemsize_;
+  for (int64_t i = 0; i < count; ++i) out[i] = decode(dtype(), src + i * itemsize_);
+}
+
+void CPU::do_write_values(int64_t first, int64_t count, const Value* coerced) {
+  std::byte* dst = buffer_.get() + static_cast<std::size_t>(first) * itemsize_;
+  for (int64_t i = 0; i < count; ++i) encode(dtype(), coerced[i], dst + i * itemsize_);
 }
 
 void CPU::do_allocate(int64_t n) {

@@ -38,12 +38,14 @@ class CPU : public Carrier {
 
  protected:
   Value do_read(int64_t slot) const override;
-  // Copies the layout's spans out of the buffer: a memcpy per span of step 1,
-  // a strided loop otherwise.
-  void do_gather(const Layout& layout, int64_t offset, std::byte* dst) const override;
   void do_write(int64_t slot, const Value& coerced) override;
   void do_allocate(int64_t n) override;
   void do_release() override;
+  void do_read_range(int64_t first, int64_t count, std::byte* out) const override;
+  void do_write_range(int64_t first, int64_t count, const std::byte* in) override;
+  void do_read_values(int64_t first, int64_t count, Value* out) const override;
+  void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
+  const std::byte* do_host_data() const override { return buffer_.get(); }
 
  private:
   struct Free {

@@ -1,5 +1,7 @@
 #include "strideweave/carrier/generic.h"
 
+#include <algorithm>
+
 #include "strideweave/util/allocation.h"
 #include "strideweave/util/error.h"
 
@@ -30,6 +32,30 @@ Value Generic::do_read(int64_t slot) const { return elements_[static_cast<std::s
 
 void Generic::do_write(int64_t slot, const Value& coerced) {
   elements_[static_cast<std::size_t>(slot)] = coerced;
+}
+
+void Generic::do_read_range(int64_t first, int64_t count, std::byte* out) const {
+  const std::size_t itemsize = *dtype().itemsize();
+  for (int64_t i = 0; i < count; ++i) {
+    encode(dtype(), elements_[static_cast<std::size_t>(first + i)],
+           out + static_cast<std::size_t>(i) * itemsize);
+  }
+}
+
+void Generic::do_write_range(int64_t first, int64_t count, const std::byte* in) {
+  const std::size_t itemsize = *dtype().itemsize();
+  for (int64_t i = 0; i < count; ++i) {
+    elements_[static_cast<std::size_t>(first + i)] =
+        decode(dtype(), in + static_cast<std::size_t>(i) * itemsize);
+  }
+}
+
+void Generic::do_read_values(int64_t first, int64_t count, Value* out) const {
+  std::copy_n(elements_.begin() + first, count, out);
+}
+
+void Generic::do_write_values(int64_t first, int64_t count, const Value* coerced) {
+  std::copy_n(coerced, count, elements_.begin() + first);
 }
 
 void Generic::do_allocate(int64_t n) {

@@ -1,5 +1,7 @@
 // Generic: element storage for any dtype, abstract ones included; no pointer
-// and no DLPack export (spec/carrier-storage).
+// and no DLPack export (spec/carrier-storage). Its range entry points copy
+// element values; the encoded variants encode each element (concrete and
+// compound dtypes only).
 #pragma once
 
 #include <memory>
@@ -28,6 +30,10 @@ class Generic : public Carrier {
   void do_write(int64_t slot, const Value& coerced) override;
   void do_allocate(int64_t n) override;
   void do_release() override;
+  void do_read_range(int64_t first, int64_t count, std::byte* out) const override;
+  void do_write_range(int64_t first, int64_t count, const std::byte* in) override;
+  void do_read_values(int64_t first, int64_t count, Value* out) const override;
+  void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
 
  private:
   std::vector<Value> elements_;

@@ -207,4 +207,26 @@ Value decode(const DType& dtype, const std::byte* src) {
   return r;
 }
 
+void validate_encoding(const DType& dtype, const std::byte* src, int64_t count) {
+  std::vector<std::size_t> bool_offsets;
+  if (dtype.kind() == DTypeKind::kBool) bool_offsets.push_back(0);
+  std::size_t at = 0;
+  for (const Field& f : dtype.fields()) {
+    if (f.dtype.kind() == DTypeKind::kBool) bool_offsets.push_back(at);
+    at += *f.dtype.itemsize();
+  }
+  if (bool_offsets.empty()) return;
+  const std::size_t itemsize = *dtype.itemsize();
+  for (int64_t i = 0; i < count; ++i) {
+    for (std::size_t offset : bool_offsets) {
+      const auto byte =
+          std::to_integer<unsigned>(src[static_cast<std::size_t>(i) * itemsize + offset]);
+      if (byte > 1) {
+        throw ValueError("item " + std::to_string(i) + " holds the byte " + std::to_string(byte) +
+                         " where " + dtype.name() + " stores a Bool (0 or 1)");
+      }
+    }
+  }
+}
+
 }  // namespace strideweave

@@ -47,4 +47,9 @@ void encode(const DType& dtype, const Value& value, std::byte* dst);
 // The value stored at `src` by encode.
 Value decode(const DType& dtype, const std::byte* src);
 
+// Checks `count` items of concrete or compound `dtype` encoded at `src`:
+// every bit pattern is a value except a Bool byte other than 0 or 1, which
+// throws ValueError naming the item.
+void validate_encoding(const DType& dtype, const std::byte* src, int64_t count);
+
 }  // namespace strideweave

@@ -223,6 +223,18 @@ Layout compact_col_major(const IntTuple& shape) {
   return Layout(shape, unflatten(strides, shape));
 }
 
+Layout compact_row_major(const IntTuple& shape) {
+  require_non_negative(shape, "shape", "extent");
+  const std::vector<int64_t> extents = shape.leaves();
+  std::vector<int64_t> strides(extents.size(), 0);
+  int64_t running = 1;
+  for (std::size_t k = extents.size(); k-- > 0;) {
+    strides[k] = running;
+    running = checked_mul(running, extents[k], "Layout size");
+  }
+  return Layout(shape, unflatten(strides, shape));
+}
+
 Layout make_layout(const std::vector<Layout>& modes) {
   std::vector<IntTuple> shapes;
   std::vector<IntTuple> strides;

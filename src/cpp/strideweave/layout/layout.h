@@ -96,6 +96,12 @@ class Layout {
 // Post: cosize == size; is_injective().
 Layout compact_col_major(const IntTuple& shape);
 
+// The compact layout of `shape` in nested-list order (CuTe's LayoutRight over
+// the leaves): each leaf stride is the product of the extents of all later
+// leaves, so the first leaf mode is outermost.
+// Post: cosize == size; is_injective().
+Layout compact_row_major(const IntTuple& shape);
+
 // The layout whose modes are `modes`, in order: shape (s0, s1, ...) with
 // stride (d0, d1, ...).
 Layout make_layout(const std::vector<Layout>& modes);

@@ -5,6 +5,7 @@
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/layout/layout.h"
+#include "strideweave/layout/runs.h"
 #include "strideweave/util/allocation.h"
 #include "strideweave/util/error.h"
 
@@ -40,12 +41,6 @@ void require_allowed_size(double count, const DType& dtype, const std::string& w
   require_allowed_size(static_cast<uint64_t>(count), dtype, what);
 }
 
-// `n` copies of `value`, as a vector; MemoryError when it cannot be allocated.
-std::vector<Value> repeated(int64_t n, const Value& value) {
-  return allocating("tensor", n, "elements",
-                    [&] { return std::vector<Value>(static_cast<std::size_t>(n), value); });
-}
-
 }  // namespace
 
 DType infer_dtype(const std::vector<Value>& values) {
@@ -78,26 +73,29 @@ std::shared_ptr<Tensor> tensor_from_values(const IntTuple& shape, const std::vec
   const DType resolved = dtype ? *dtype : infer_dtype(values);
   require_allowed_size(static_cast<uint64_t>(layout.size()), resolved,
                        "a tensor of shape " + shape.to_string());
-  // Nested lists enumerate the first leaf outermost; the compact layout puts
-  // the first leaf fastest, so reverse the mixed radix.
-  const std::vector<int64_t> extents = shape.leaves();
-  std::vector<Value> slots = repeated(layout.size(), zero_of(resolved));
+  auto carrier = std::make_shared<CPU>(resolved, layout.size());
+  // Nested lists enumerate the first leaf outermost: encode them in that
+  // order, then let the kernel lay them out column-major.
+  const std::size_t itemsize = carrier->itemsize();
+  std::vector<std::byte> nested = allocating("tensor", layout.size(), "elements", [&] {
+    return std::vector<std::byte>(values.size() * itemsize);
+  });
   for (std::size_t n = 0; n < values.size(); ++n) {
-    int64_t rest = static_cast<int64_t>(n);
-    std::vector<int64_t> coord(extents.size(), 0);
-    for (std::size_t k = extents.size(); k-- > 0;) {
-      coord[k] = rest % extents[k];
-      rest /= extents[k];
-    }
-    int64_t slot = 0;
-    int64_t weight = 1;
-    for (std::size_t k = 0; k < extents.size(); ++k) {
-      slot += coord[k] * weight;
-      weight *= extents[k];
-    }
-    slots[static_cast<std::size_t>(slot)] = values[n];
+    encode(resolved, coerce(resolved, values[n]), nested.data() + n * itemsize);
   }
-  auto carrier = std::make_shared<CPU>(resolved, std::nullopt, std::move(slots));
+  copy_strided(nested.data(), compact_row_major(shape), 0, carrier->data(), layout, 0, itemsize);
+  return Tensor::make(std::move(carrier), layout, 0);
+}
+
+std::shared_ptr<Tensor> tensor_from_tensor(const Tensor& source) {
+  const std::vector<int64_t> extents = source.shape().leaves();
+  const IntTuple shape =
+      extents.size() == 1 ? IntTuple(extents.front())
+                          : IntTuple::tuple(std::vector<IntTuple>(extents.begin(), extents.end()));
+  const Layout layout = compact_col_major(shape);
+  auto carrier = std::make_shared<CPU>(source.dtype(), layout.size());
+  source.read_into({carrier->data(), static_cast<std::size_t>(layout.size()) * carrier->itemsize()},
+                   layout);
   return Tensor::make(std::move(carrier), layout, 0);
 }
 
@@ -108,7 +106,12 @@ std::shared_ptr<Tensor> full(const IntTuple& shape, const Value& value,
   const Value coerced = coerce(resolved, value);
   require_allowed_size(static_cast<uint64_t>(layout.size()), resolved,
                        "a tensor of shape " + shape.to_string());
-  auto carrier = std::make_shared<CPU>(resolved, std::nullopt, repeated(layout.size(), coerced));
+  auto carrier = std::make_shared<CPU>(resolved, layout.size());
+  std::vector<std::byte> item(carrier->itemsize());
+  encode(resolved, coerced, item.data());
+  const std::vector<int64_t> zeros(shape.leaf_count(), 0);
+  copy_strided(item.data(), Layout(shape, unflatten(zeros, shape)), 0, carrier->data(), layout, 0,
+               carrier->itemsize());
   return Tensor::make(std::move(carrier), layout, 0);
 }
 

@@ -34,6 +34,13 @@ DType infer_dtype(const std::vector<Value>& values);
 std::shared_ptr<Tensor> tensor_from_values(const IntTuple& shape, const std::vector<Value>& values,
                                            std::optional<DType> dtype);
 
+// tensor_from_values(shape of source.tolist(), source's values, source's
+// dtype), copied by the strided kernel from one snapshot of the source: the
+// shape is the source's leaf extents (one leaf: that extent). Throws
+// NotImplementedError for a multi-subtensor source and TypeError for a dtype
+// without an item size.
+std::shared_ptr<Tensor> tensor_from_tensor(const Tensor& source);
+
 // A tensor of `shape` with every element `value`.
 std::shared_ptr<Tensor> full(const IntTuple& shape, const Value& value, std::optional<DType> dtype);
 

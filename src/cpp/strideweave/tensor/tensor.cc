@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -121,11 +122,18 @@ const Subtensor& Tensor::subtensor(const char* operation) const {
 std::vector<Value> Tensor::values() const {
   if (single_) {
     const Subtensor& s = *single_;
-    std::vector<Value> out;
-    out.reserve(static_cast<std::size_t>(s.layout.size()));
-    for (int64_t i = 0; i < s.layout.size(); ++i) {
-      out.push_back(s.carrier->read(s.offset + s.layout(i)));
-    }
+    std::vector<Value> out(static_cast<std::size_t>(s.layout.size()));
+    const RunPlan plan(s.layout, s.offset);
+    s.carrier->read_locked("read", [&](const SlotReader& reader) {
+      std::vector<Value> image(static_cast<std::size_t>(plan.size()));
+      Value* cursor = image.data();
+      plan.for_each_run([&](int64_t first, int64_t count) {
+        reader.read_values(first, count, cursor);
+        cursor += count;
+      });
+      copy_strided(image.data(), plan.image_layout(), 0, out.data(),
+                   compact_col_major(s.layout.shape()), 0);
+    });
     return out;
   }
   std::vector<std::vector<Value>> per_plane;
@@ -146,6 +154,22 @@ std::vector<Value> Tensor::values() const {
     out[i] = std::move(r);
   }
   return out;
+}
+
+void Tensor::read_into(std::span<std::byte> out, const Layout& out_layout) const {
+  const Subtensor& s = subtensor("read_into");
+  const std::optional<std::size_t> itemsize = dtype_.itemsize();
+  if (!itemsize) {
+    throw TypeError("read_into: dtype " + dtype_.name() + " has no native encoding");
+  }
+  if (static_cast<std::size_t>(out_layout.cosize()) > out.size() / *itemsize) {
+    throw ValueError("read_into: the output holds " + std::to_string(out.size() / *itemsize) +
+                     " items; layout " + out_layout.to_string() + " needs " +
+                     std::to_string(out_layout.cosize()));
+  }
+  s.carrier->read_locked("read", [&](const SlotReader& reader) {
+    reader.gather(s.layout, s.offset, out.data(), out_layout);
+  });
 }
 
 void Tensor::read_encoded(std::byte* dst) const {

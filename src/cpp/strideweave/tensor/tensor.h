@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <variant>
 #include <vector>
 
@@ -65,9 +66,22 @@ class Tensor : public std::enable_shared_from_this<Tensor> {
   const Subtensor& subtensor(const char* operation) const;
 
   // The logical values in flat (colexicographic) leaf order; records of the
-  // plane values for a multi-subtensor tensor. Never changes a version.
+  // plane values for a multi-subtensor tensor. One consistent snapshot per
+  // carrier: each plane is read under its carrier's mutex, through the span
+  // walker (each stored slot of a broadcast read once). Never changes a
+  // version. Throws RuntimeError naming a released carrier.
   std::vector<Value> values() const;
 
+  // Copies the elements, in native encoding, into `out`: the element of flat
+  // index i to item out_layout(i). One consistent snapshot under the
+  // carrier's mutex: a host-addressable carrier is copied by the strided
+  // kernel, any other carrier is read run by run (each stored slot of a
+  // broadcast once) and then arranged by the kernel. Never changes a version.
+  // Throws NotImplementedError for a multi-subtensor tensor, TypeError when
+  // the dtype has no item size, ValueError when out_layout's leaf extents
+  // differ from the layout's or `out` is smaller than out_layout's cosize
+  // items, RuntimeError naming a released carrier.
+  void read_into(std::span<std::byte> out, const Layout& out_layout) const;
   // Writes values() in the same order into `dst`, densely encoded as encode()
   // does: size * itemsize bytes, a multi-subtensor tensor's records packed
   // field by field. Each carrier is read through Carrier::gather (one lock

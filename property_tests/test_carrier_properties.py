@@ -1,0 +1,59 @@
+"""Post-conditions of spec/carrier-storage's range entry points for any generated carrier."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import strideweave as sw
+from property_tests import strategies as S
+
+RANGE = "carrier-storage/range-entry-points-read-and-write-consecutive-slots"
+BULK = "carrier-storage/bulk-reads-take-one-snapshot-through-the-span-walker"
+
+NUMPY = {sw.Bool: np.bool_, sw.Int32: np.int32, sw.Float32: np.float32}
+
+
+@pytest.mark.spec(f"{RANGE}#1", f"{RANGE}#2", f"{RANGE}#8")
+@given(S.filled_carriers(), st.data(), st.booleans())
+def test_ranges_round_trip_and_count_once(c, data, as_buffer):
+    """write_range then read_range returns the values; each write_range counts exactly once."""
+    first, count = data.draw(S.slot_ranges(c.slots))
+    values = data.draw(S.slot_values(c.dtype, count))
+    before = c.tolist()
+    version = c.version
+    c.write_range(first, np.array(values, dtype=NUMPY[c.dtype]) if as_buffer else values)
+    assert c.version == version + 1
+    assert c.read_range(first, count) == values
+    out = np.zeros(count, dtype=NUMPY[c.dtype])
+    assert c.read_range(first, count, out=out) is out and out.tolist() == values
+    assert c.tolist() == before[:first] + values + before[first + count :]
+    assert c.version == version + 1
+
+
+@pytest.mark.spec(f"{RANGE}#5", f"{RANGE}#7")
+@given(S.filled_carriers(), st.data())
+def test_a_range_past_the_end_changes_nothing(c, data):
+    """A range reaching past the last slot fails with IndexError and changes nothing."""
+    first = data.draw(st.integers(0, c.slots))
+    values = data.draw(S.slot_values(c.dtype, c.slots - first + 1))
+    before, version = c.tolist(), c.version
+    with pytest.raises(IndexError, match=f"{c.slots} slots"):
+        c.write_range(first, values)
+    with pytest.raises(IndexError, match=f"{c.slots} slots"):
+        c.read_range(first, len(values))
+    assert c.tolist() == before and c.version == version
+
+
+@pytest.mark.spec(f"{BULK}#1", f"{BULK}#4")
+@given(S.tensors(dtypes=S.concrete_dtypes()))
+def test_tensor_of_a_tensor_copies_every_element(t):
+    """sw.tensor(t), one strided copy, holds element i of t at index i of its compact layout."""
+    copy = sw.tensor(t)
+    assert copy.tolist() == sw.tensor(t.tolist()).tolist()
+    assert [e for e, _ in copy.layout.leaf_modes] == [e for e, _ in t.layout.leaf_modes] or (
+        t.layout.size == 0
+    )
+    for i in range(t.layout.size):
+        assert copy.carrier.read(copy.layout(i)) == t.carrier.read(t.offset + t.layout(i))
+    assert t.carrier.version == 0

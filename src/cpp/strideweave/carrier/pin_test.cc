@@ -1,0 +1,152 @@
+// Pins, leases and owner paths (spec/carrier-storage).
+#include <gtest/gtest.h>
+
+#include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/generic.h"
+#include "strideweave/util/error.h"
+#include "testing/expect_error.h"
+
+namespace strideweave {
+namespace {
+
+using testing_util::message_of;
+
+std::vector<Value> ints(std::initializer_list<int64_t> xs) {
+  return std::vector<Value>(xs.begin(), xs.end());
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     refuse_mutation_of_a_pinned_carrier) {
+  auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({1, 2, 3}));
+  auto owner = std::make_shared<Generic>(DType::Int32(), 1);
+  Lease lease = c->pin("move to Generic carrier #9");
+  EXPECT_EQ(c->pinned_by(), "move to Generic carrier #9");
+  EXPECT_FALSE(c->is_mutable());
+  const std::vector<Value> three = ints({7, 7, 7});
+  const std::array<std::byte, 4> item{};
+  const std::vector<std::function<void()>> refused = {
+      [&] { c->write(0, int64_t{5}); },         [&] { c->write_range(0, item); },
+      [&] { c->write_range_values(0, three); }, [&] { c->release(); },
+      [&] { owner->take_ownership(*c); },
+  };
+  for (const auto& call : refused) {
+    const std::string m = message_of<RuntimeError>(call);
+    EXPECT_NE(m.find(c->label()), std::string::npos) << m;
+    EXPECT_NE(m.find("pinned by move to Generic carrier #9"), std::string::npos) << m;
+  }
+  EXPECT_EQ(c->version(), 0u);
+  EXPECT_FALSE(c->is_released());
+  EXPECT_EQ(c->owner(), nullptr);
+  EXPECT_EQ(std::get<int64_t>(c->read(2)), 3);
+  EXPECT_EQ(c->read_range_values(0, 3), ints({1, 2, 3}));
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, write_through_the_lease) {
+  auto c = std::make_shared<Generic>(DType::Int32(), 3);
+  {
+    Lease lease = c->pin("move");
+    const std::vector<Value> values = ints({4, 5});
+    lease.write_range_values(1, values);
+    EXPECT_EQ(c->version(), 1u);
+    EXPECT_EQ(&lease.carrier(), c.get());
+  }
+  EXPECT_EQ(c->read_range_values(0, 3), ints({0, 4, 5}));
+  EXPECT_EQ(c->pinned_by(), std::nullopt);
+  c->write(0, int64_t{1});
+  EXPECT_EQ(c->version(), 2u);
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, end_a_pin_exactly_once) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 1);
+  Lease first = c->pin("move");
+  Lease moved = std::move(first);
+  EXPECT_FALSE(first.active());
+  first.end();
+  EXPECT_EQ(c->pinned_by(), "move");
+  moved.end();
+  EXPECT_EQ(c->pinned_by(), std::nullopt);
+  Lease second = c->pin("evict");
+  moved.end();
+  EXPECT_EQ(c->pinned_by(), "evict");
+  const std::string m = message_of<RuntimeError>([&] { moved.write(0, int64_t{1}); });
+  EXPECT_NE(m.find("lease of move has ended"), std::string::npos) << m;
+  EXPECT_EQ(c->version(), 0u);
+  second = c->new_like()->pin("other");  // assigning ends the pin it held
+  EXPECT_EQ(c->pinned_by(), std::nullopt);
+  EXPECT_TRUE(c->is_mutable());
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, clause3__refuse_a_second_pin) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 1);
+  Lease lease = c->pin("move");
+  const std::string m = message_of<RuntimeError>([&] { c->pin("evict"); });
+  EXPECT_NE(m.find("evict cannot pin"), std::string::npos) << m;
+  EXPECT_NE(m.find("pinned by move"), std::string::npos) << m;
+  lease.end();
+  c->release();
+  EXPECT_NE(message_of<RuntimeError>([&] { c->pin("evict"); }).find("released"), std::string::npos);
+}
+
+TEST(carrier_storage__release_relinquishes_storage_once, refuse_to_release_a_pinned_carrier) {
+  auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({1, 2}));
+  Lease lease = c->pin("move");
+  const std::string m = message_of<RuntimeError>([&] { c->release(); });
+  EXPECT_NE(m.find("release of " + c->label()), std::string::npos) << m;
+  EXPECT_FALSE(c->is_released());
+  EXPECT_EQ(c->slots(), 2);
+  EXPECT_NE(c->dlpack_info().pointer, 0u);
+  lease.end();
+  c->release();
+  EXPECT_TRUE(c->is_released());
+  EXPECT_EQ(c->version(), 0u);
+}
+
+TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
+     write_an_owned_carrier_through_the_owner_path) {
+  auto owner = std::make_shared<Generic>(DType::Int32(), 1);
+  auto owned = std::make_shared<CPU>(DType::Int32(), 3);
+  auto stranger = std::make_shared<CPU>(DType::Int32(), 1);
+  EXPECT_NE(message_of<ValueError>([&] { owner->owner_path(*owned); }).find("does not own"),
+            std::string::npos);
+  owner->take_ownership(*owned);
+  OwnerPath path = owner->owner_path(*owned);
+  const std::vector<Value> values = ints({8, 9});
+  path.write_range_values(1, values);
+  EXPECT_EQ(owned->read_range_values(0, 3), ints({0, 8, 9}));
+  EXPECT_EQ(owned->version(), 1u);
+  const std::string refused =
+      message_of<RuntimeError>([&] { owned->write_range_values(0, values); });
+  EXPECT_NE(refused.find("owned by " + owner->label()), std::string::npos) << refused;
+  EXPECT_EQ(owned->version(), 1u);
+  {
+    Lease lease = owned->pin("move");
+    const std::string pinned = message_of<RuntimeError>([&] { path.write(0, int64_t{1}); });
+    EXPECT_NE(pinned.find("pinned by move"), std::string::npos) << pinned;
+  }
+  EXPECT_THROW(path.write(5, int64_t{1}), IndexError);
+  EXPECT_THROW(path.write(0, 2.5), TypeError);
+  owner->relinquish(*owned);
+  const std::string ended = message_of<RuntimeError>([&] { path.write(0, int64_t{1}); });
+  EXPECT_NE(ended.find("no longer owns"), std::string::npos) << ended;
+  EXPECT_EQ(owned->version(), 1u);
+  EXPECT_EQ(owned->read_range_values(0, 3), ints({0, 8, 9}));
+}
+
+TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
+     clause2__refuse_an_immutable_or_released_owned_carrier) {
+  auto owner = std::make_shared<CPU>(DType::Int32(), 1);
+  auto frozen = std::make_shared<CPU>(DType::Int32(), 2, std::nullopt, false);
+  owner->take_ownership(*frozen);
+  OwnerPath path = owner->owner_path(*frozen);
+  EXPECT_NE(
+      message_of<RuntimeError>([&] { path.write(0, int64_t{1}); }).find("constructed immutable"),
+      std::string::npos);
+  frozen->release();
+  EXPECT_NE(message_of<RuntimeError>([&] { path.write(0, int64_t{1}); }).find("released"),
+            std::string::npos);
+  EXPECT_EQ(frozen->version(), 0u);
+}
+
+}  // namespace
+}  // namespace strideweave
