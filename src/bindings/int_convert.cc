@@ -10,7 +10,7 @@ namespace py = pybind11;
 
 namespace strideweave::bindings {
 
-ClampedInt to_clamped_int(py::handle obj, std::string_view what) {
+ClampedInt internal_int_convert::to_clamped_int_any(py::handle obj, std::string_view what) {
   py::object as_int;  // only for integer-likes that are not exact ints
   PyObject* value = obj.ptr();
   if (!PyLong_CheckExact(value)) {

@@ -15,10 +15,24 @@ struct ClampedInt {
   int overflow = 0;
 };
 
+namespace internal_int_convert {
+// to_clamped_int for any object: integer-likes through __index__, overflow.
+ClampedInt to_clamped_int_any(pybind11::handle obj, std::string_view what);
+}  // namespace internal_int_convert
+
 // `obj` through __index__ (bools included: callers refusing them check
 // first), clamped to int64. Throws TypeError naming `what` and the object when
 // it has no __index__; an exception __index__ raises propagates unchanged.
-ClampedInt to_clamped_int(pybind11::handle obj, std::string_view what);
+// An exact int within int64, the common case, converts inline (hot paths such
+// as __dlpack__'s max_version call this per element).
+inline ClampedInt to_clamped_int(pybind11::handle obj, std::string_view what) {
+  if (PyLong_CheckExact(obj.ptr())) {
+    int overflow = 0;
+    const long long value = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+    if (overflow == 0 && value != -1) return {static_cast<int64_t>(value), 0};
+  }
+  return internal_int_convert::to_clamped_int_any(obj, what);
+}
 
 // to_clamped_int, refusing bools with TypeError and integers beyond int64
 // with ValueError, both naming `what` and the object.
