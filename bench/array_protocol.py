@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from benchlib import paired_median_us, ratio_table, write_result
+from benchlib import ratio_table, timed_row, write_result
 
 import strideweave as sw
 
@@ -75,16 +75,7 @@ def measure(repeat: int, number: int) -> list[dict]:
     for case, operation, t, a, weight in cases():
         ours, anchor = pair(operation, t, a)
         calls = max(1, number * weight // 100)
-        ours_us, anchor_us = paired_median_us(ours, anchor, repeat, calls)
-        rows.append(
-            {
-                "case": case,
-                "operation": operation,
-                "strideweave_us": ours_us,
-                "anchor_us": anchor_us,
-                "ratio": ours_us / anchor_us,
-            }
-        )
+        rows.append(timed_row(ours, anchor, repeat, calls, case=case, operation=operation))
     return rows
 
 

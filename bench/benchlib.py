@@ -39,6 +39,23 @@ def paired_median_us(
     return tuple(statistics.median(times) / number * 1e6 for times in runs)  # type: ignore[return-value]
 
 
+def timed_row(
+    ours: Callable[[], object],
+    anchor: Callable[[], object],
+    repeat: int,
+    number: int,
+    **labels: object,
+) -> dict:
+    """One result row: ``labels``, both medians (timed in alternating runs) and the ratio."""
+    ours_us, anchor_us = paired_median_us(ours, anchor, repeat, number)
+    return {
+        **labels,
+        "strideweave_us": ours_us,
+        "anchor_us": anchor_us,
+        "ratio": ours_us / anchor_us,
+    }
+
+
 def calls_for(call: Callable[[], object], seconds: float = 0.02) -> int:
     """How many calls one timed run needs to last about ``seconds``."""
     number = 1

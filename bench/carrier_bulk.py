@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from benchlib import calls_for, median_us, ratio_table, write_result
+from benchlib import calls_for, ratio_table, timed_row, write_result
 
 import strideweave as sw
 
@@ -92,19 +92,8 @@ def gather_case() -> tuple[str, object, object, float]:
 def measure(repeat: int) -> list[dict]:
     rows = []
     for case, ours, anchor, target in [*range_copy_cases(), tolist_case(), gather_case()]:
-        ours_us = median_us(ours, repeat, calls_for(ours))
-        anchor_us = median_us(anchor, repeat, calls_for(anchor))
-        ratio = ours_us / anchor_us
-        rows.append(
-            {
-                "case": case,
-                "strideweave_us": ours_us,
-                "anchor_us": anchor_us,
-                "ratio": ratio,
-                "target": f"<= {target}",
-                "met": ratio <= target,
-            }
-        )
+        row = timed_row(ours, anchor, repeat, calls_for(anchor), case=case)
+        rows.append({**row, "target": f"<= {target}", "met": row["ratio"] <= target})
     return rows
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from benchlib import paired_median_us, ratio_table, write_result
+from benchlib import ratio_table, timed_row, write_result
 
 import strideweave as sw
 
@@ -89,17 +89,17 @@ def measure(repeat: int, number: int) -> list[dict]:
     rows = []
     for name, layout in cases():
         for operation, (ours, anchor) in calls(*operands(layout)).items():
-            ours_us, anchor_us = paired_median_us(ours, anchor, repeat, number)
             rows.append(
-                {
-                    "case": name,
-                    "shape": [e for e, _ in layout.leaf_modes],
-                    "strides": [d for _, d in layout.leaf_modes],
-                    "operation": operation,
-                    "strideweave_us": ours_us,
-                    "anchor_us": anchor_us,
-                    "ratio": ours_us / anchor_us,
-                }
+                timed_row(
+                    ours,
+                    anchor,
+                    repeat,
+                    number,
+                    case=name,
+                    shape=[e for e, _ in layout.leaf_modes],
+                    strides=[d for _, d in layout.leaf_modes],
+                    operation=operation,
+                )
             )
     return rows
 
