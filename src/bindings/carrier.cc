@@ -43,6 +43,8 @@ struct ClassRecord {
 };
 
 // Every carrier class object with a descriptor; touched only with the GIL held.
+// It stays in the binding because it keys on Python class objects; the core
+// sees only the descriptors.
 std::unordered_map<PyObject*, ClassRecord>& carrier_classes() {
   static auto* classes = new std::unordered_map<PyObject*, ClassRecord>();
   return *classes;
