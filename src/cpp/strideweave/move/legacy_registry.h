@@ -1,0 +1,69 @@
+// The legacy move registry (spec/interop-movement, "Move registration is
+// explicit, validated, and process-global"): exact (source carrier class,
+// destination carrier class) pairs to move-operation classes, for
+// definition-free carrier classes.
+//
+// Keys and values are class descriptors, matched by identity: an entry for a
+// pair applies to that exact pair alone, never to a subclass of either class.
+// Every call seals the carrier classes it names (ClassDescriptor::seal), so a
+// class observed here stays definition-free; a pair naming a
+// definition-backed class is refused, since its movement belongs to its
+// CarrierDefinition's TransferRoutes.
+//
+// Checks, in order, for every call: both carrier arguments are carrier class
+// descriptors (TypeError naming the argument), then neither is
+// definition-backed (RuntimeError pointing at TransferRoute); add() then
+// checks that `operation` is a move-operation descriptor (TypeError) and that
+// the pair has no entry (ValueError naming both classes). A failed call
+// changes no entry.
+//
+// Thread safety: every member may be called from any thread; calls are
+// serialized by the registry's mutex, which is never held while anything
+// outside the registry runs.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "strideweave/carrier/class_descriptor.h"
+
+namespace strideweave {
+
+class LegacyMoveRegistry {
+ public:
+  struct Entry {
+    const ClassDescriptor* source;
+    const ClassDescriptor* destination;
+    const ClassDescriptor* operation;
+  };
+
+  LegacyMoveRegistry() = default;
+  LegacyMoveRegistry(const LegacyMoveRegistry&) = delete;
+  LegacyMoveRegistry& operator=(const LegacyMoveRegistry&) = delete;
+
+  // Records `operation` for the exact pair.
+  void add(const ClassDescriptor& source, const ClassDescriptor& destination,
+           const ClassDescriptor& operation);
+
+  // Removes and returns the operation class of the exact pair. Throws
+  // KeyError naming both classes when the pair has no entry.
+  const ClassDescriptor& remove(const ClassDescriptor& source, const ClassDescriptor& destination);
+
+  // The operation class of the exact pair, or nullptr when it has no entry
+  // (the caller's fallback applies).
+  const ClassDescriptor* find(const ClassDescriptor& source,
+                              const ClassDescriptor& destination) const;
+
+ private:
+  using Key = std::pair<const ClassDescriptor*, const ClassDescriptor*>;
+
+  // The checks every call shares (see the file comment); seals both classes.
+  static void require_legacy_pair(const char* call, const ClassDescriptor& source,
+                                  const ClassDescriptor& destination);
+
+  mutable std::mutex mu_;
+  std::map<Key, const ClassDescriptor*> entries_;
+};
+
+}  // namespace strideweave
