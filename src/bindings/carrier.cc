@@ -1,10 +1,11 @@
-// Python binding of spec/carrier-storage: Carrier, Generic, CPU, CarrierClass
+// Python binding of spec/carrier-storage: Carrier, Generic, CPU, FileBacked, CarrierClass
 // and version tokens. Python subclasses are supported through one trampoline
 // that gives each Python class its own descriptor and routes the overridable
 // hooks (dlpack_info, new_like) to Python.
 #include "carrier.h"
 
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <atomic>
 #include <limits>
@@ -17,6 +18,7 @@
 #include "int_convert.h"
 #include "self_arg.h"
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
 #include "value_convert.h"
@@ -41,6 +43,7 @@ std::unordered_map<PyObject*, PythonClassRecord>& python_classes() {
 const CarrierClass* builtin_descriptor(py::handle type) {
   if (type.is(py::type::of<CPU>())) return &CPU::static_class();
   if (type.is(py::type::of<Generic>())) return &Generic::static_class();
+  if (type.is(py::type::of<FileBacked>())) return &FileBacked::static_class();
   if (type.is(py::type::of<Carrier>())) return &Carrier::static_class();
   return nullptr;
 }
@@ -166,24 +169,29 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
-// Binds one built-in carrier class with its constructor.
-template <class C>
+// Binds one built-in carrier class with its constructor
+// Cls(dtype, n=None, <extra>..., *, values=None, mutable=True): `Extra` are the
+// C++ types of the class's own parameters between n and values, `extra` their
+// py::arg declarations.
+template <class C, class... Extra, class... ExtraArgs>
 py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_& m,
                                                                     const char* name,
-                                                                    const char* doc) {
+                                                                    const char* doc,
+                                                                    ExtraArgs... extra) {
   py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> cls(m, name, doc);
-  cls.def(py::init(
-              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
-                return std::make_unique<C>(require_dtype(dtype, name), slot_count(n, name),
-                                           optional_values(values), mutable_);
-              },
-              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
-                return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name),
-                                                      slot_count(n, name), optional_values(values),
-                                                      mutable_);
-              }),
-          py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(),
-          py::arg("values") = py::none(), py::arg("mutable") = true);
+  cls.def(
+      py::init(
+          [name](py::handle dtype, py::handle n, Extra... more, py::object values, bool mutable_) {
+            return std::make_unique<C>(require_dtype(dtype, name), slot_count(n, name),
+                                       std::move(more)..., optional_values(values), mutable_);
+          },
+          [name](py::handle dtype, py::handle n, Extra... more, py::object values, bool mutable_) {
+            return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name), slot_count(n, name),
+                                                  std::move(more)..., optional_values(values),
+                                                  mutable_);
+          }),
+      py::arg("dtype"), py::arg("n") = py::none(), extra..., py::kw_only(),
+      py::arg("values") = py::none(), py::arg("mutable") = true);
   return cls;
 }
 
@@ -353,6 +361,12 @@ void bind_carriers(py::module_& m) {
                         "Element storage for any dtype, abstract ones included; no pointer.");
   bind_builtin<CPU>(m, "CPU", "Slots in one 64-byte-aligned host buffer; DLPack device (1, 0).")
       .def("pointer", [](const CPU& c) { return reinterpret_cast<uintptr_t>(c.data()); });
+  bind_builtin<FileBacked, std::optional<std::filesystem::path>>(
+      m, "FileBacked",
+      "Slots in a file, native encoding, no header; path=None makes a temporary file removed "
+      "at release and at exit.",
+      py::arg("path") = py::none())
+      .def_property_readonly("path", &FileBacked::path);
 }
 
 }  // namespace strideweave::bindings
