@@ -169,7 +169,7 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
-// Binds one built-in carrier class with its constructor
+// Binds one built-in carrier class with its constructor:
 // Cls(dtype, n=None, <extra>..., *, values=None, mutable=True): `Extra` are the
 // C++ types of the class's own parameters between n and values, `extra` their
 // py::arg declarations.
