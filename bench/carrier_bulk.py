@@ -8,6 +8,11 @@ One run times three pairs, StrideWeave first, anchor second:
   out=array)`` into a preallocated NumPy array, each vs ``memcpy`` of the same bytes
   (``ctypes.memmove`` between two carriers' buffers). Target: at least 0.8x memcpy's
   throughput, i.e. ratio <= 1.25.
+* ``file round trip``: 64 MiB of Float32 written and read back through a temporary
+  FileBacked, ``f.write_range(0, array)`` then ``f.read_range(0, n, out=array)`` (one
+  ``pwrite`` and one ``pread``), vs ``array.tofile(path)`` then ``np.fromfile(path)`` of the
+  same bytes in the same directory. Target: at least 0.8x NumPy's throughput, i.e. ratio
+  <= 1.25.
 * ``tolist``: ``t.tolist()`` of a 1e6-element Float32 tensor vs ``np.ndarray.tolist()`` of
   the same values. Target: ratio <= 1.5.
 * ``strided gather``: ``sw.tensor(t)`` of the transposed view ``(1024,1024):(1024,1)`` (one
@@ -24,8 +29,11 @@ target and whether this run met it. Nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
+import atexit
 import ctypes
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +75,28 @@ def range_copy_cases() -> list[tuple[str, object, object, float]]:
     ]
 
 
+def file_round_trip_case() -> tuple[str, object, object, float]:
+    n = COPY_BYTES // 4
+    values = np.arange(n, dtype=np.float32)
+    out = np.empty(n, dtype=np.float32)
+    carrier = sw.FileBacked(sw.Float32, n)
+    fd, name = tempfile.mkstemp(dir=carrier.path.parent, suffix=".numpy")
+    os.close(fd)
+    atexit.register(os.unlink, name)
+
+    def ours() -> None:
+        carrier.write_range(0, values)
+        carrier.read_range(0, n, out=out)
+
+    def numpy() -> None:
+        values.tofile(name)
+        np.fromfile(name, dtype=np.float32)
+
+    ours()
+    assert np.array_equal(out, values)
+    return ("file round trip 64 MiB: FileBacked write+read", ours, numpy, 1.25)
+
+
 def tolist_case() -> tuple[str, object, object, float]:
     values = np.random.default_rng(0).random(TOLIST_ELEMENTS, dtype=np.float32)
     t = sw.tensor(values)
@@ -91,7 +121,8 @@ def gather_case() -> tuple[str, object, object, float]:
 
 def measure(repeat: int) -> list[dict]:
     rows = []
-    for case, ours, anchor, target in [*range_copy_cases(), tolist_case(), gather_case()]:
+    cases = [*range_copy_cases(), file_round_trip_case(), tolist_case(), gather_case()]
+    for case, ours, anchor, target in cases:
         row = timed_row(ours, anchor, repeat, calls_for(anchor), case=case)
         rows.append({**row, "target": f"<= {target}", "met": row["ratio"] <= target})
     return rows

@@ -99,7 +99,7 @@ def _owned(carrier: sw.Carrier) -> sw.Carrier:
 
 _FRESH_CARRIERS = st.builds(
     lambda cls, dtype, n, mutable: cls(dtype, n, mutable=mutable),
-    S.BUILTIN_CARRIERS,
+    S.STORING_CARRIERS,
     S.CONCRETE_DTYPES,
     st.integers(0, 6),
     st.booleans(),
@@ -139,7 +139,24 @@ TENSORS = st.one_of(
     st.builds(lambda: sw.arange(0, 6, dtype=sw.Int32)[1::2]),
 )
 TOKENS = CARRIERS.map(lambda c: c.version_token())
-CARRIER_CLASSES = st.sampled_from([sw.CPU.carrier_class, sw.Generic.carrier_class])
+FILE_BACKED_CARRIERS = st.one_of(
+    st.builds(lambda dtype, n: sw.FileBacked(dtype, n), S.CONCRETE_DTYPES, st.integers(0, 6)),
+    st.builds(
+        lambda dtype, n: _released(sw.FileBacked(dtype, n)), S.CONCRETE_DTYPES, st.integers(0, 6)
+    ),
+)
+CARRIER_CLASSES = st.sampled_from(
+    [sw.CPU.carrier_class, sw.Generic.carrier_class, sw.FileBacked.carrier_class]
+)
+# FileBacked's path: None, names in the fuzz child's scratch directory (main() makes it
+# the working directory), and anything that is not a path. Never a path that could
+# reach outside the scratch directory: the constructor creates and resizes files.
+FILE_PATHS = st.one_of(
+    st.none(),
+    st.text(st.characters(exclude_characters="/\x00"), max_size=6),
+    st.binary(max_size=6).filter(lambda b: b"/" not in b and b"\x00" not in b),
+    ANY.filter(lambda v: not isinstance(v, (str, bytes, os.PathLike))),
+)
 
 # (major, minor) and (device_type, device_id): pairs, wrong lengths, and lists that an
 # item's __index__ mutates while the binding reads them.
@@ -190,10 +207,13 @@ class Target:
     # Methods written in Python (strideweave/tensors.py) fail on a receiver of another
     # type as any Python function does (AttributeError): they get receivers only.
     foreign_receivers: bool = True
+    # False for an entry point that acts on the file system wherever its arguments point
+    # (FileBacked's constructor): it gets plausible arguments only, their paths confined.
+    arbitrary_arguments: bool = True
 
 
 # The exception types, abbreviated to keep the table readable.
-T, V, R, M = TypeError, ValueError, RuntimeError, MemoryError
+T, V, R, M, OS = TypeError, ValueError, RuntimeError, MemoryError, OSError
 IX, B, N = IndexError, BufferError, NotImplementedError
 
 ENTRY_POINTS: dict[str, Target] = {
@@ -268,7 +288,8 @@ ENTRY_POINTS: dict[str, Target] = {
         CARRIERS,
     ),
     "Carrier._pin": Target((T, R), args(st.one_of(st.text(max_size=8), ANY)), CARRIERS),
-    "Carrier.allocate": Target((T, V, R, M), args(INTS), CARRIERS),
+    # A FileBacked's file cannot grow past the file system's limit (OSError).
+    "Carrier.allocate": Target((T, V, R, M, OS), args(INTS), CARRIERS),
     "Carrier.version_token": Target((T,), receivers=CARRIERS),
     "Carrier.release": Target((T,), receivers=CARRIERS),
     "Carrier.is_mutable": Target((T,), receivers=CARRIERS),
@@ -286,6 +307,20 @@ ENTRY_POINTS: dict[str, Target] = {
         (T, V, M),
         args(DTYPES, st.one_of(st.none(), INTS), values=st.one_of(TREES, ANY), mutable=ANY),
         keywords=("dtype", "n", "values", "mutable"),
+    ),
+    # Files beyond the file system's limits, and paths naming directories or missing
+    # files, are OSError (carrier-storage).
+    "FileBacked.__init__": Target(
+        (T, V, M, OS),
+        args(
+            DTYPES,
+            st.one_of(st.none(), INTS),
+            FILE_PATHS,
+            values=st.one_of(TREES, ANY),
+            mutable=ANY,
+        ),
+        keywords=("dtype", "n", "path", "values", "mutable"),
+        arbitrary_arguments=False,
     ),
     # core-tensor-representation
     # A released carrier is RuntimeError (core-tensor-representation).
@@ -343,6 +378,7 @@ PROPERTY_READERS = {
     "ClassDescriptor": CARRIER_CLASSES,
     "VersionToken": TOKENS,
     "Carrier": CARRIERS,
+    "FileBacked": FILE_BACKED_CARRIERS,
     "Tensor": TENSORS,
 }
 
@@ -435,7 +471,7 @@ def _cases(draw: st.DrawFn, entry: str) -> Case:
         foreign = target.foreign_receivers and not draw(st.integers(0, 3))
         receiver = draw(ANY if foreign else target.receivers)
     # Three in four with plausible arguments, the rest with arbitrary ones.
-    plausible = draw(st.integers(0, 3))
+    plausible = not target.arbitrary_arguments or draw(st.integers(0, 3))
     arguments = target.plausible if plausible else arbitrary_args(target.keywords)
     call_args, kwargs = draw(arguments)
     return Case(entry, receiver, call_args, kwargs)
@@ -508,6 +544,11 @@ def main(report: pathlib.Path, names: list[str]) -> None:
 
     limit = int(os.environ.get("SW_FUZZ_MEMORY_LIMIT", str(3 << 30)))
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    # FileBacked's constructor creates files at the relative paths it is given.
+    report = report.resolve()
+    scratch = report / "scratch"
+    scratch.mkdir(exist_ok=True)
+    os.chdir(scratch)
     for name in names:
         _record(report / "current", name)
         faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True)

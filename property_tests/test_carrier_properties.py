@@ -10,12 +10,13 @@ from property_tests import strategies as S
 
 RANGE = "carrier-storage/range-entry-points-read-and-write-consecutive-slots"
 BULK = "carrier-storage/bulk-reads-take-one-snapshot-through-the-span-walker"
+FILE = "carrier-storage/filebacked-stores-slots-in-a-file"
 
 NUMPY = {sw.Bool: np.bool_, sw.Int32: np.int32, sw.Float32: np.float32}
 
 
-@pytest.mark.spec(f"{RANGE}#1", f"{RANGE}#2", f"{RANGE}#8")
-@given(S.filled_carriers(), st.data(), st.booleans())
+@pytest.mark.spec(f"{RANGE}#1", f"{RANGE}#2", f"{RANGE}#8", f"{FILE}#9")
+@given(S.filled_carriers(carrier_classes=S.STORING_CARRIERS), st.data(), st.booleans())
 def test_ranges_round_trip_and_count_once(c, data, as_buffer):
     """write_range then read_range returns the values; each write_range counts exactly once."""
     first, count = data.draw(S.slot_ranges(c.slots))
@@ -32,7 +33,7 @@ def test_ranges_round_trip_and_count_once(c, data, as_buffer):
 
 
 @pytest.mark.spec(f"{RANGE}#5", f"{RANGE}#7")
-@given(S.filled_carriers(), st.data())
+@given(S.filled_carriers(carrier_classes=S.STORING_CARRIERS), st.data())
 def test_a_range_past_the_end_changes_nothing(c, data):
     """A range reaching past the last slot fails with IndexError and changes nothing."""
     first = data.draw(st.integers(0, c.slots))
@@ -56,4 +57,17 @@ def test_tensor_of_a_tensor_copies_every_element(t):
     )
     for i in range(t.layout.size):
         assert copy.carrier.read(copy.layout(i)) == t.carrier.read(t.offset + t.layout(i))
+    assert t.carrier.version == 0
+
+
+@pytest.mark.spec(f"{BULK}#2", f"{BULK}#3", f"{FILE}#1", f"{FILE}#9")
+@given(S.tensors(carrier_classes=st.just(sw.FileBacked)))
+def test_a_file_backed_tensor_reads_what_cpu_reads(t):
+    """The span walker reads a FileBacked carrier (one range call per run) into the same
+    values as the same slots on CPU, for any layout and offset; the file holds the slots."""
+    values = t.carrier.tolist()
+    on_cpu = sw.Tensor(sw.CPU(t.dtype, values=values), t.layout, t.offset)
+    assert t.tolist() == on_cpu.tolist()
+    assert sw.tensor(t).tolist() == on_cpu.tolist()
+    assert np.fromfile(t.carrier.path, NUMPY[t.dtype]).tolist() == values
     assert t.carrier.version == 0

@@ -46,21 +46,29 @@ def test_export_a_cpu_tensor():
 
 @pytest.mark.spec(f"{REQ}/reject-a-non-exporting-carrier", f"{REQ}#2", f"{REQ}#8", f"{HOOK}#2")
 @pytest.mark.parametrize("dtype", [sw.Float32, sw.Int32])
-def test_reject_a_non_exporting_carrier(dtype):
-    """Generic fails both calls with the same BufferError naming Generic; nothing changed.
+@pytest.mark.parametrize("cls", [sw.Generic, sw.FileBacked])
+def test_reject_a_non_exporting_carrier(cls, dtype):
+    """Generic and FileBacked fail every call with the same BufferError naming the class;
+    nothing changed (FileBacked: its file neither).
 
-    FileBacked and Evictable do not exist yet; Generic stands for every carrier that keeps
+    Evictable does not exist yet; Generic and FileBacked stand for every carrier that keeps
     the default hook.
     """
-    t = sw.Tensor(sw.Generic(dtype, 3), sw.Layout(3))
+    name = cls.carrier_class.name
+    t = sw.Tensor(cls(dtype, values=[1, 2, 3]), sw.Layout(3))
+    content = t.carrier.tolist()
     messages = []
     for call in (t.__dlpack__, *both_calls(t)):
-        with refused(BufferError, "Generic", carriers=[t.carrier]) as info:
+        with refused(BufferError, name, carriers=[t.carrier]) as info:
             call()
         messages.append(str(info.value))
     assert len(set(messages)) == 1
-    with refused(BufferError, "Generic", carriers=[t.carrier]):
+    with refused(BufferError, name, carriers=[t.carrier]):
         np.from_dlpack(t)
+    assert t.carrier.tolist() == content
+    if cls is sw.FileBacked:
+        np_dtype = np.float32 if dtype == sw.Float32 else np.int32
+        assert np.fromfile(t.carrier.path, np_dtype).tolist() == content
 
 
 @pytest.mark.spec(f"{REQ}#2", f"{HOOK}#2")

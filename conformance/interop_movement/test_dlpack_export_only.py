@@ -121,6 +121,7 @@ def parameter_names(function) -> list[str]:
         (sw.Tensor.__init__, ["carrier", "layout", "offset"]),
         (sw.CPU.__init__, ["dtype", "n", "values", "mutable"]),
         (sw.Generic.__init__, ["dtype", "n", "values", "mutable"]),
+        (sw.FileBacked.__init__, ["dtype", "n", "path", "values", "mutable"]),
         (sw.Tensor.from_planes, ["dtype", "planes"]),
         (sw.tensor, ["values", "dtype"]),
         (sw.zeros, ["shape", "dtype"]),

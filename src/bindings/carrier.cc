@@ -1,4 +1,4 @@
-// Python binding of spec/carrier-storage: Carrier, Generic, CPU,
+// Python binding of spec/carrier-storage: Carrier, Generic, CPU, FileBacked,
 // ClassDescriptor and version tokens.
 //
 // Exact classes: every built-in Python class is registered with its C++
@@ -11,6 +11,7 @@
 #include "carrier.h"
 
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
 #include <limits>
@@ -25,6 +26,7 @@
 #include "self_arg.h"
 #include "strideweave/carrier/builtins.h"
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
 #include "value_convert.h"
@@ -238,19 +240,22 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
-// Binds a built-in carrier class constructed as C(dtype, n=None, *, values=None,
-// mutable=True).
-template <class C>
-CarrierPyClass<C> bind_builtin(py::module_& m, const char* name, const char* doc) {
+// Binds a built-in carrier class constructed as
+// Cls(dtype, n=None, <more>..., *, values=None, mutable=True): `More` are the
+// C++ types of the class's own parameters between n and values, `more` their
+// py::arg declarations.
+template <class C, class... More, class... MoreArgs>
+CarrierPyClass<C> bind_builtin(py::module_& m, const char* name, const char* doc,
+                               const MoreArgs&... more) {
   CarrierPyClass<C> cls = bind_carrier_class<C>(m, name, doc);
-  def_carrier_init<C, py::handle, py::handle, py::object, bool>(
+  def_carrier_init<C, py::handle, py::handle, More..., py::object, bool>(
       cls,
-      [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
-        return std::make_tuple(require_dtype(dtype, name), slot_count(n, name),
+      [name](py::handle dtype, py::handle n, More... own, py::object values, bool mutable_) {
+        return std::make_tuple(require_dtype(dtype, name), slot_count(n, name), std::move(own)...,
                                optional_values(values), mutable_);
       },
-      py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(), py::arg("values") = py::none(),
-      py::arg("mutable") = true);
+      py::arg("dtype"), py::arg("n") = py::none(), more..., py::kw_only(),
+      py::arg("values") = py::none(), py::arg("mutable") = true);
   return cls;
 }
 
@@ -437,6 +442,12 @@ void bind_carriers(py::module_& m) {
                         "Element storage for any dtype, abstract ones included; no pointer.");
   bind_builtin<CPU>(m, "CPU", "Slots in one 64-byte-aligned host buffer; DLPack device (1, 0).")
       .def("pointer", [](const CPU& c) { return reinterpret_cast<uintptr_t>(c.data()); });
+  bind_builtin<FileBacked, std::optional<std::filesystem::path>>(
+      m, "FileBacked",
+      "Slots in a file, native encoding, no header; path=None makes a temporary file removed "
+      "at release and at exit.",
+      py::arg("path") = py::none())
+      .def_property_readonly("path", &FileBacked::path);
 
   require_builtins_registered();
   m.def(

@@ -24,8 +24,28 @@ PyObject* python_type(ErrorKind kind) {
       return PyExc_NotImplementedError;
     case ErrorKind::kMemoryError:
       return PyExc_MemoryError;
+    case ErrorKind::kOSError:
+      return PyExc_OSError;
   }
   return PyExc_RuntimeError;
+}
+
+// Sets the Python error for `e`. An OSError becomes OSError(errno, message,
+// path), which Python turns into the subclass of that errno
+// (FileNotFoundError, PermissionError, ...) with errno, strerror and filename
+// set; the message and the path are decoded as file names are.
+void set_python_error(const Error& e) {
+  if (e.kind() != ErrorKind::kOSError) {
+    PyErr_SetString(python_type(e.kind()), e.what());
+    return;
+  }
+  const auto& os_error = static_cast<const OSError&>(e);
+  PyObject* error = PyObject_CallFunction(PyExc_OSError, "iNN", os_error.error_number(),
+                                          PyUnicode_DecodeFSDefault(e.what()),
+                                          PyUnicode_DecodeFSDefault(os_error.path().c_str()));
+  if (error == nullptr) return;
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error)), error);
+  Py_DECREF(error);
 }
 
 }  // namespace
@@ -36,7 +56,7 @@ void set_python_error_from_current_exception() noexcept {
   } catch (pybind11::error_already_set& e) {
     e.restore();
   } catch (const Error& e) {
-    PyErr_SetString(python_type(e.kind()), e.what());
+    set_python_error(e);
   } catch (const pybind11::builtin_exception& e) {
     e.set_error();
   } catch (const std::bad_alloc&) {
@@ -53,7 +73,7 @@ void register_error_translation(pybind11::module_& /*m*/) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      PyErr_SetString(python_type(e.kind()), e.what());
+      set_python_error(e);
     }
   });
 }

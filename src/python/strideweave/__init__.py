@@ -6,7 +6,7 @@ and ``strideweave.tensors`` (core-tensor-representation) and
 ``strideweave.carriers`` (carrier-storage).
 """
 
-from strideweave.carriers import CPU, Carrier, ClassDescriptor, Generic, VersionToken
+from strideweave.carriers import CPU, Carrier, ClassDescriptor, FileBacked, Generic, VersionToken
 from strideweave.dtypes import Any, Bool, DType, Float32, Floating, Int32, compound
 from strideweave.layout import (
     Layout,
@@ -34,6 +34,7 @@ __all__ = [
     "Carrier",
     "ClassDescriptor",
     "DType",
+    "FileBacked",
     "Float32",
     "Floating",
     "Generic",

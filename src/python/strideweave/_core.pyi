@@ -1,5 +1,7 @@
 """Type stubs of the compiled core (strideweave._core)."""
 
+import os
+import pathlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any as _Any
 from typing import ClassVar, Literal, SupportsIndex, TypeAlias, TypeVar, overload
@@ -161,6 +163,19 @@ class CPU(Carrier):
         mutable: bool = True,
     ) -> None: ...
     def pointer(self) -> int: ...
+
+class FileBacked(Carrier):
+    def __init__(
+        self,
+        dtype: DType,
+        n: int | None = None,
+        path: str | bytes | os.PathLike[str] | os.PathLike[bytes] | None = None,
+        *,
+        values: Iterable[_Value] | None = None,
+        mutable: bool = True,
+    ) -> None: ...
+    @property
+    def path(self) -> pathlib.Path: ...
 
 # -- core-tensor-representation ------------------------------------------------------
 

@@ -1,6 +1,7 @@
 #include "strideweave/carrier/builtins.h"
 
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
 
 namespace strideweave {
@@ -10,6 +11,7 @@ std::span<const ClassDescriptor* const> builtin_carrier_classes() {
       &Carrier::static_class(),
       &CPU::static_class(),
       &Generic::static_class(),
+      &FileBacked::static_class(),
   };
   return classes;
 }

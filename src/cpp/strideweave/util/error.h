@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace strideweave {
 
@@ -20,6 +21,7 @@ enum class ErrorKind {
   kBufferError,
   kNotImplementedError,
   kMemoryError,
+  kOSError,
 };
 
 // Base of every error the core throws on purpose.
@@ -50,5 +52,22 @@ STRIDEWEAVE_DEFINE_ERROR(NotImplementedError);
 STRIDEWEAVE_DEFINE_ERROR(MemoryError);
 
 #undef STRIDEWEAVE_DEFINE_ERROR
+
+// A failed operating-system call: the errno it set and the file it concerned.
+// The binding raises the OSError subclass Python maps the errno to
+// (FileNotFoundError for ENOENT, PermissionError for EACCES and EPERM, plain
+// OSError for ENOSPC, EFBIG and others) with errno and filename set.
+class OSError : public Error {
+ public:
+  OSError(int error_number, std::string path, const std::string& message)
+      : Error(ErrorKind::kOSError, message), errno_(error_number), path_(std::move(path)) {}
+
+  int error_number() const noexcept { return errno_; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  int errno_;
+  std::string path_;
+};
 
 }  // namespace strideweave
