@@ -33,6 +33,7 @@ import hypothesis.strategies as st
 from hypothesis import HealthCheck, given, settings
 
 import strideweave as sw
+import strideweave.carriers.move
 from property_tests import strategies as S
 
 # Each target runs the profile's max_examples divided by this (ci: 100, thorough: 1000):
@@ -56,11 +57,28 @@ NEEDS_NO_TARGET = {
 
 # Class attributes that are not entry points: Python's bookkeeping and pybind11's.
 CLASS_BOOKKEEPING = {"__doc__", "__module__", "__dict__", "__weakref__", "_pybind11_conduit_v1_"}
+# Class attributes that are data, each with its reason.
+CLASS_DATA = {
+    "source_class": "a move operation class's pin: a carrier class or None",
+    "destination_class": "a move operation class's pin: a carrier class or None",
+}
+# Modules below the package whose public functions are entry points too, named
+# "<module path>.<function>" ("carriers.move.dispatch_move").
+SUBMODULES = ("carriers.move",)
+
+
+def resolve(path: str) -> Any:
+    """The object at the dotted ``path`` below the package ("carriers.move", "Layout")."""
+    obj: Any = sw
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def public_entry_points() -> set[str]:
-    """Every public function of strideweave and every attribute its classes define."""
-    names = set()
+    """Every public function of strideweave and of its SUBMODULES, and every attribute its
+    classes define."""
+    names = {f"{module}.{name}" for module in SUBMODULES for name in resolve(module).__all__}
     for name in dir(sw):
         if name.startswith("_") or name in NEEDS_NO_TARGET:
             continue
@@ -69,7 +87,7 @@ def public_entry_points() -> set[str]:
             names.add(name)
             continue
         for member in vars(obj):
-            if member not in CLASS_BOOKKEEPING:
+            if member not in CLASS_BOOKKEEPING and member not in CLASS_DATA:
                 names.add(f"{name}.{member}")
     return names
 
@@ -214,7 +232,47 @@ class Target:
 
 # The exception types, abbreviated to keep the table readable.
 T, V, R, M, OS = TypeError, ValueError, RuntimeError, MemoryError, OSError
-IX, B, N = IndexError, BufferError, NotImplementedError
+IX, B, N, K = IndexError, BufferError, NotImplementedError, KeyError
+
+
+# The legacy move registry is process-global: registry targets name carrier classes only
+# they use, so the entries they add collide with no one's, and unregistration gets
+# plausible arguments only (never a built-in entry's pair).
+class _FuzzSource(sw.Generic):
+    pass
+
+
+class _FuzzDestination(sw.CPU):
+    pass
+
+
+class _FuzzMove(sw.MoveOperation):
+    pass
+
+
+OPERATION_CLASSES = st.sampled_from(
+    [
+        sw.MoveOperation,
+        sw.ElementwiseMoveOperation,
+        sw.CpuToFileBackedMoveOperation,
+        sw.FileBackedToCpuMoveOperation,
+        _FuzzMove,
+    ]
+)
+OPERATIONS = OPERATION_CLASSES.map(lambda cls: cls())
+_OWN_CARRIER_CLASSES = st.sampled_from([_FuzzSource, _FuzzDestination])
+_ANY_CLASSES = st.one_of(
+    st.sampled_from([sw.Carrier, sw.CPU, sw.Generic, sw.FileBacked, _FuzzSource]),
+    OPERATION_CLASSES,
+    ANY,
+)
+# (source_class, destination_class): at least one of them the targets' own, either side.
+OWN_PAIRS = st.tuples(_OWN_CARRIER_CLASSES, _ANY_CLASSES).flatmap(
+    lambda pair: st.sampled_from([pair, pair[::-1]])
+)
+REGISTRATIONS = st.tuples(OWN_PAIRS, st.one_of(OPERATION_CLASSES, _ANY_CLASSES)).map(
+    lambda drawn: ((*drawn[0], drawn[1]), {})
+)
 
 ENTRY_POINTS: dict[str, Target] = {
     # core-layout
@@ -322,6 +380,39 @@ ENTRY_POINTS: dict[str, Target] = {
         keywords=("dtype", "n", "path", "values", "mutable"),
         arbitrary_arguments=False,
     ),
+    # interop-movement: move operation classes and the legacy move registry
+    "MoveOperation.__init__": Target((T,)),
+    # A classmethod: called on MoveOperation itself (object.__init_subclass__ refuses keywords).
+    "MoveOperation.__init_subclass__": Target((T,)),
+    # Not implemented on the base (NotImplementedError); a copy arrives with move.
+    "MoveOperation._copy": Target(
+        (T, N),
+        args(st.one_of(TENSORS, ANY), st.one_of(CARRIERS, ANY), st.one_of(TENSORS, ANY), INTS),
+        OPERATIONS,
+        ("tensor", "destination", "output", "element_count"),
+    ),
+    "ElementwiseMoveOperation.__init__": Target((T,)),
+    "CpuToFileBackedMoveOperation.__init__": Target((T,)),
+    "FileBackedToCpuMoveOperation.__init__": Target((T,)),
+    # A definition-backed carrier class is RuntimeError, a registered pair ValueError, an
+    # unregistered one KeyError (interop-movement).
+    "carriers.move.register_move_operation": Target(
+        (T, V, R), REGISTRATIONS, keywords=("source_class", "destination_class", "operation_class")
+    ),
+    "carriers.move.registered_move_operation": Target(
+        (T, V, R), REGISTRATIONS, keywords=("source_class", "destination_class", "operation_class")
+    ),
+    "carriers.move.unregister_move_operation": Target(
+        (T, K, R),
+        OWN_PAIRS.map(lambda pair: (pair, {})),
+        keywords=("source_class", "destination_class"),
+        arbitrary_arguments=False,
+    ),
+    "carriers.move.dispatch_move": Target(
+        (T, R),
+        OWN_PAIRS.map(lambda pair: (pair, {})),
+        keywords=("source_class", "destination_class"),
+    ),
     # core-tensor-representation
     # A released carrier is RuntimeError (core-tensor-representation).
     "Tensor.__init__": Target(
@@ -379,6 +470,7 @@ PROPERTY_READERS = {
     "VersionToken": TOKENS,
     "Carrier": CARRIERS,
     "FileBacked": FILE_BACKED_CARRIERS,
+    "MoveOperation": OPERATIONS,
     "Tensor": TENSORS,
 }
 
@@ -424,8 +516,8 @@ class Case:
     def __init__(self, entry: str, receiver: object, call_args: tuple, kwargs: dict) -> None:
         self.entry, self.receiver, self.args, self.kwargs = entry, receiver, call_args, kwargs
         owner, _, self.member = entry.rpartition(".")
-        self.owner = getattr(sw, owner) if owner else None
-        self.bound = self.owner is not None and self.member != "__init__"
+        self.owner = resolve(owner) if owner else None
+        self.bound = inspect.isclass(self.owner) and self.member != "__init__"
         if self.bound and isinstance(vars(self.owner)[self.member], (staticmethod, classmethod)):
             self.bound = False
 
@@ -440,8 +532,8 @@ class Case:
         return f"sw.{self.entry}({', '.join([S.describe(self.receiver), *parts])})"
 
     def run(self) -> object:
-        if self.owner is None:
-            return getattr(sw, self.member)(*self.args, **self.kwargs)
+        if not inspect.isclass(self.owner):
+            return getattr(self.owner or sw, self.member)(*self.args, **self.kwargs)
         if self.member == "__init__":
             return self.owner(*self.args, **self.kwargs)
         function = getattr(self.owner, self.member)

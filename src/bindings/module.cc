@@ -7,6 +7,7 @@
 #include "dtype.h"
 #include "errors.h"
 #include "layout.h"
+#include "move.h"
 #include "tensor.h"
 #include "testing.h"
 
@@ -16,6 +17,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_layout(m);
   strideweave::bindings::bind_dtype(m);
   strideweave::bindings::bind_carriers(m);
+  strideweave::bindings::bind_move(m);
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);

@@ -4,6 +4,8 @@
 #include <thread>
 
 #include "carrier.h"
+#include "class_map.h"
+#include "strideweave/move/move_operation.h"
 
 namespace py = pybind11;
 
@@ -29,7 +31,16 @@ void bind_testing(py::module_& m) {
   testing.def(
       "registered_descriptor", [](py::handle type) { return registered_descriptor(type); },
       py::arg("type"), py::return_value_policy::reference,
-      "The descriptor registered for a carrier class object, or None; creates nothing.");
+      "The descriptor registered for a class object, or None; creates nothing.");
+
+  testing.def(
+      "operation_class_of",
+      [](const MoveOperation& operation) -> const ClassDescriptor& {
+        return operation.operation_class();
+      },
+      py::arg("operation"), py::return_value_policy::reference,
+      "The descriptor the core reports for a move operation instance (its C++ "
+      "operation_class()).");
 }
 
 }  // namespace strideweave::bindings

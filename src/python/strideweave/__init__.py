@@ -6,7 +6,18 @@ and ``strideweave.tensors`` (core-tensor-representation) and
 ``strideweave.carriers`` (carrier-storage).
 """
 
-from strideweave.carriers import CPU, Carrier, ClassDescriptor, FileBacked, Generic, VersionToken
+from strideweave.carriers import (
+    CPU,
+    Carrier,
+    ClassDescriptor,
+    CpuToFileBackedMoveOperation,
+    ElementwiseMoveOperation,
+    FileBacked,
+    FileBackedToCpuMoveOperation,
+    Generic,
+    MoveOperation,
+    VersionToken,
+)
 from strideweave.dtypes import Any, Bool, DType, Float32, Floating, Int32, compound
 from strideweave.layout import (
     Layout,
@@ -33,13 +44,17 @@ __all__ = [
     "Bool",
     "Carrier",
     "ClassDescriptor",
+    "CpuToFileBackedMoveOperation",
     "DType",
+    "ElementwiseMoveOperation",
     "FileBacked",
+    "FileBackedToCpuMoveOperation",
     "Float32",
     "Floating",
     "Generic",
     "Int32",
     "Layout",
+    "MoveOperation",
     "Tensor",
     "VersionToken",
     "arange",

@@ -177,6 +177,38 @@ class FileBacked(Carrier):
     @property
     def path(self) -> pathlib.Path: ...
 
+# -- interop-movement: move operations and the legacy move registry -------------------
+
+class MoveOperation:
+    operation_class: ClassVar[ClassDescriptor]
+    source_class: ClassVar[type[Carrier] | None]
+    destination_class: ClassVar[type[Carrier] | None]
+    def __init__(self) -> None: ...
+    def _copy(
+        self, tensor: Tensor, destination: Carrier, output: Tensor, element_count: int
+    ) -> None: ...
+
+class ElementwiseMoveOperation(MoveOperation): ...
+class CpuToFileBackedMoveOperation(MoveOperation): ...
+class FileBackedToCpuMoveOperation(MoveOperation): ...
+
+def register_move_operation(
+    source_class: type[Carrier],
+    destination_class: type[Carrier],
+    operation_class: type[MoveOperation],
+) -> None: ...
+def _check_move_registration(
+    source_class: type[Carrier],
+    destination_class: type[Carrier],
+    operation_class: type[MoveOperation],
+) -> None: ...
+def unregister_move_operation(
+    source_class: type[Carrier], destination_class: type[Carrier]
+) -> type[MoveOperation]: ...
+def dispatch_move(
+    source_class: type[Carrier], destination_class: type[Carrier]
+) -> type[MoveOperation]: ...
+
 # -- core-tensor-representation ------------------------------------------------------
 
 class Tensor:

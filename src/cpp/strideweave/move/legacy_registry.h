@@ -11,11 +11,17 @@
 // CarrierDefinition's TransferRoutes.
 //
 // Checks, in order, for every call: both carrier arguments are carrier class
-// descriptors (TypeError naming the argument), then neither is
-// definition-backed (RuntimeError pointing at TransferRoute); add() then
-// checks that `operation` is a move-operation descriptor (TypeError) and that
-// the pair has no entry (ValueError naming both classes). A failed call
-// changes no entry.
+// descriptors (TypeError naming the argument); add() and check_add() then
+// check that `operation` is a move-operation descriptor (TypeError); then
+// neither carrier class is definition-backed (RuntimeError pointing at
+// TransferRoute); add() and check_add() finally check that the pair has no
+// entry (ValueError naming both classes). A failed call changes no entry.
+//
+// global() is the process-global registry of the Python API, created with
+// the built-in entries before its first caller: CpuToFileBackedMoveOperation
+// for (CPU, FileBacked) and FileBackedToCpuMoveOperation for (FileBacked,
+// CPU). Every other pair, (CPU, CPU) included, has no entry and dispatches
+// to ElementwiseMoveOperation.
 //
 // Thread safety: every member may be called from any thread; calls are
 // serialized by the registry's mutex, which is never held while anything
@@ -38,13 +44,23 @@ class LegacyMoveRegistry {
     const ClassDescriptor* operation;
   };
 
+  // An empty registry (tests); the movement API uses global().
   LegacyMoveRegistry() = default;
   LegacyMoveRegistry(const LegacyMoveRegistry&) = delete;
   LegacyMoveRegistry& operator=(const LegacyMoveRegistry&) = delete;
 
+  // The process-global registry, holding the built-in entries from its
+  // creation on; never destroyed.
+  static LegacyMoveRegistry& global();
+
   // Records `operation` for the exact pair.
   void add(const ClassDescriptor& source, const ClassDescriptor& destination,
            const ClassDescriptor& operation);
+
+  // Runs every check of add() without recording anything (a pair may still
+  // gain an entry before a later add()).
+  void check_add(const ClassDescriptor& source, const ClassDescriptor& destination,
+                 const ClassDescriptor& operation) const;
 
   // Removes and returns the operation class of the exact pair. Throws
   // KeyError naming both classes when the pair has no entry.
@@ -55,12 +71,22 @@ class LegacyMoveRegistry {
   const ClassDescriptor* find(const ClassDescriptor& source,
                               const ClassDescriptor& destination) const;
 
+  // The operation class of the exact pair, or ElementwiseMoveOperation's
+  // when the pair has no entry.
+  const ClassDescriptor& dispatch(const ClassDescriptor& source,
+                                  const ClassDescriptor& destination) const;
+
  private:
   using Key = std::pair<const ClassDescriptor*, const ClassDescriptor*>;
 
-  // The checks every call shares (see the file comment); seals both classes.
+  // The checks every call shares (see the file comment), `operation` checked
+  // when given; seals both carrier classes.
   static void require_legacy_pair(const char* call, const ClassDescriptor& source,
-                                  const ClassDescriptor& destination);
+                                  const ClassDescriptor& destination,
+                                  const ClassDescriptor* operation = nullptr);
+
+  // Throws ValueError when the pair has an entry. Requires mu_.
+  void require_no_entry(const Key& key) const;
 
   mutable std::mutex mu_;
   std::map<Key, const ClassDescriptor*> entries_;
