@@ -267,8 +267,8 @@ _ANY_CLASSES = st.one_of(
     ANY,
 )
 # (source_class, destination_class): at least one of them the targets' own, either side.
-OWN_PAIRS = st.tuples(_OWN_CARRIER_CLASSES, _ANY_CLASSES).flatmap(
-    lambda pair: st.sampled_from([pair, pair[::-1]])
+OWN_PAIRS = st.tuples(_OWN_CARRIER_CLASSES, _ANY_CLASSES, st.booleans()).map(
+    lambda drawn: drawn[:2] if drawn[2] else drawn[1::-1]
 )
 REGISTRATIONS = st.tuples(OWN_PAIRS, st.one_of(OPERATION_CLASSES, _ANY_CLASSES)).map(
     lambda drawn: ((*drawn[0], drawn[1]), {})
