@@ -14,6 +14,7 @@
 
 #include "buffer_convert.h"
 #include "describe.h"
+#include "gil.h"
 #include "int_convert.h"
 #include "self_arg.h"
 #include "strideweave/carrier/cpu.h"
@@ -127,7 +128,8 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
   }
 
   std::shared_ptr<Carrier> new_like() const override {
-    py::gil_scoped_acquire gil;
+    const ExitSafeGil gil("new_like");
+    gil.require();
     if (py::function override = py::get_override(static_cast<const Base*>(this), "new_like")) {
       return override().template cast<std::shared_ptr<Carrier>>();
     }
@@ -136,7 +138,8 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
   }
 
   DLPackInfo dlpack_info() const override {
-    py::gil_scoped_acquire gil;
+    const ExitSafeGil gil("dlpack_info");
+    gil.require();
     if (py::function override = py::get_override(static_cast<const Base*>(this), "dlpack_info")) {
       return info_from_python(override(), carrier_class().name());
     }
@@ -166,22 +169,31 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
+// A built-in carrier (or its trampoline) from converted arguments, its storage
+// allocated and filled without the GIL.
+template <class C>
+std::unique_ptr<C> construct(const char* name, py::handle dtype, py::handle n,
+                             const py::object& values, bool mutable_) {
+  DType converted_dtype = require_dtype(dtype, name);
+  const std::optional<int64_t> count = slot_count(n, name);
+  std::optional<std::vector<Value>> converted_values = optional_values(values);
+  return without_gil([&] {
+    return std::make_unique<C>(std::move(converted_dtype), count, std::move(converted_values),
+                               mutable_);
+  });
+}
+
 // Binds one built-in carrier class with its constructor.
 template <class C>
 py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_& m,
                                                                     const char* name,
                                                                     const char* doc) {
   py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> cls(m, name, doc);
-  cls.def(py::init(
-              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
-                return std::make_unique<C>(require_dtype(dtype, name), slot_count(n, name),
-                                           optional_values(values), mutable_);
-              },
-              [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
-                return std::make_unique<PyCarrier<C>>(require_dtype(dtype, name),
-                                                      slot_count(n, name), optional_values(values),
-                                                      mutable_);
-              }),
+  cls.def(py::init([name](py::handle dtype, py::handle n, py::object values,
+                          bool mutable_) { return construct<C>(name, dtype, n, values, mutable_); },
+                   [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
+                     return construct<PyCarrier<C>>(name, dtype, n, values, mutable_);
+                   }),
           py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(),
           py::arg("values") = py::none(), py::arg("mutable") = true);
   return cls;
@@ -196,15 +208,17 @@ py::object read_range(const Carrier& c, int64_t first, int64_t count, py::object
                       " has no native encoding; read a list");
     }
     const NativeBuffer buffer(out, dtype, true, "read_range out");
+    const py::gil_scoped_release unlocked;
     c.read_range(first, count, buffer.bytes());
     return out;
   }
   if (!dtype.itemsize()) {
+    const std::vector<Value> read = without_gil([&] { return c.read_range_values(first, count); });
     py::list values;
-    for (const Value& v : c.read_range_values(first, count)) values.append(from_value(v));
+    for (const Value& v : read) values.append(from_value(v));
     return std::move(values);
   }
-  const std::vector<std::byte> bytes = c.read_range(first, count);
+  const std::vector<std::byte> bytes = without_gil([&] { return c.read_range(first, count); });
   return decode_items(dtype, bytes.data(), count);
 }
 
@@ -214,10 +228,12 @@ template <class Target>
 void write_range_to(Target& target, const DType& dtype, int64_t first, py::handle values) {
   if (is_buffer(values) && dtype.itemsize()) {
     const NativeBuffer buffer(values, dtype, false, "write_range values");
+    const py::gil_scoped_release unlocked;
     target.write_range(first, buffer.bytes());
     return;
   }
   const std::vector<Value> converted = to_values(values, "write_range values");
+  const py::gil_scoped_release unlocked;
   target.write_range_values(first, converted);
 }
 
@@ -299,9 +315,9 @@ void bind_carriers(py::module_& m) {
       .def("read_range", &read_range, py::arg("first"), py::arg("count"), py::kw_only(),
            py::arg("out") = py::none())
       .def("write_range", &write_range, py::arg("first"), py::arg("values"))
-      .def("allocate", &Carrier::allocate, py::arg("n"))
+      .def("allocate", &Carrier::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>())
       .def("version_token", &Carrier::version_token, self_not_none)
-      .def("release", &Carrier::release, self_not_none)
+      .def("release", &Carrier::release, self_not_none, py::call_guard<py::gil_scoped_release>())
       .def("is_mutable", &Carrier::is_mutable, self_not_none)
       .def_property_readonly("pinned_by", &Carrier::pinned_by)
       .def(
@@ -344,7 +360,7 @@ void bind_carriers(py::module_& m) {
             write_range_to(l, l.carrier().dtype(), first, values);
           },
           py::arg("first"), py::arg("values"))
-      .def("allocate", &Lease::allocate, py::arg("n"))
+      .def("allocate", &Lease::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>())
       .def("end", &Lease::end, self_not_none)
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](Lease& l, const py::args&) { l.end(); });

@@ -6,8 +6,10 @@
 #include "dlpack.h"
 #include "dtype.h"
 #include "errors.h"
+#include "gil.h"
 #include "layout.h"
 #include "tensor.h"
+#include "testing.h"
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "StrideWeave's C++ core (layouts, tensors, carriers, DLPack export).";
@@ -17,4 +19,6 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_carriers(m);
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_dlpack(m);
+  strideweave::bindings::bind_testing(m);
+  strideweave::bindings::register_exit_hook();
 }
