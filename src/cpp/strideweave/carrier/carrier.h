@@ -260,8 +260,12 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   };
 
   // Throws RuntimeError naming `operation`, this carrier and the reason when
-  // `path` may not write now. Caller holds mu_.
-  void require_writable_locked(const char* operation, const WritePath& path) const;
+  // `path` may not write now. Caller holds mu_. Stores the owner, if any, in
+  // `owner`, which the caller must destroy only after unlocking: it may be the
+  // owner's last reference, and destroying a carrier locks the carriers it owns
+  // (and, for a Python subclass, takes the GIL).
+  void require_writable_locked(const char* operation, const WritePath& path,
+                               std::shared_ptr<Carrier>& owner) const;
   void require_slot_locked(int64_t slot) const;
   void require_range_locked(int64_t first, int64_t count) const;
   std::size_t require_itemsize(const char* operation) const;

@@ -94,14 +94,14 @@ void hammer(const std::shared_ptr<Carrier>& c) {
       }
     }
   });
+  const std::shared_ptr<Tensor> view = Tensor::make(c, Layout(IntTuple(kSlots)), 0);
   for (int reader = 0; reader < 2; ++reader) {
     threads.emplace_back([&] {
-      const Layout whole{IntTuple(kSlots)};
       for (int r = 0; r < kRounds; ++r) {
         try {
           const VersionToken token = c->version_token();
           const std::vector<Value> range = c->read_range_values(0, kSlots);
-          const std::vector<Value> snapshot = Tensor::make(c, whole, 0)->values();
+          const std::vector<Value> snapshot = view->values();
           // A single-slot writer's values (-1, -2) may appear; range writes never tear.
           const auto one_write = [](const std::vector<Value>& v) {
             std::vector<Value> rest;
