@@ -239,16 +239,18 @@ ENTRY_POINTS: dict[str, Target] = {
     "DType.__hash__": Target((T,), receivers=DTYPE_OBJECTS),
     "DType.__repr__": Target((T,), receivers=DTYPE_OBJECTS),
     # carrier-storage
-    "CarrierClass.__init__": Target((T,)),
-    "CarrierClass.__eq__": Target((T,), args(ANY), CARRIER_CLASSES),
-    "CarrierClass.__hash__": Target((T,), receivers=CARRIER_CLASSES),
-    "CarrierClass.__repr__": Target((T,), receivers=CARRIER_CLASSES),
+    "ClassDescriptor.__init__": Target((T,)),
+    "ClassDescriptor.__eq__": Target((T,), args(ANY), CARRIER_CLASSES),
+    "ClassDescriptor.__hash__": Target((T,), receivers=CARRIER_CLASSES),
+    "ClassDescriptor.__repr__": Target((T,), receivers=CARRIER_CLASSES),
     "VersionToken.__init__": Target((T,)),
     "VersionToken.is_current": Target((T,), receivers=TOKENS),
     "VersionToken.__eq__": Target((T,), args(ANY), TOKENS),
     "VersionToken.__hash__": Target((T,), receivers=TOKENS),
     "VersionToken.__repr__": Target((T,), receivers=TOKENS),
     "Carrier.__init__": Target((T,)),
+    # A classmethod: called on Carrier itself (object.__init_subclass__ refuses keywords).
+    "Carrier.__init_subclass__": Target((T,)),
     "Carrier.__len__": Target((T,), receivers=CARRIERS),
     "Carrier.__repr__": Target((T,), receivers=CARRIERS),
     "Carrier.read": Target((T, IX, R), args(INTS), CARRIERS),
@@ -338,7 +340,7 @@ ENTRY_POINTS: dict[str, Target] = {
 PROPERTY_READERS = {
     "Layout": LAYOUT_OBJECTS,
     "DType": DTYPE_OBJECTS,
-    "CarrierClass": CARRIER_CLASSES,
+    "ClassDescriptor": CARRIER_CLASSES,
     "VersionToken": TOKENS,
     "Carrier": CARRIERS,
     "Tensor": TENSORS,
@@ -388,7 +390,7 @@ class Case:
         owner, _, self.member = entry.rpartition(".")
         self.owner = getattr(sw, owner) if owner else None
         self.bound = self.owner is not None and self.member != "__init__"
-        if self.bound and isinstance(vars(self.owner)[self.member], staticmethod):
+        if self.bound and isinstance(vars(self.owner)[self.member], (staticmethod, classmethod)):
             self.bound = False
 
     def __repr__(self) -> str:

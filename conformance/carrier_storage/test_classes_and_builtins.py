@@ -2,10 +2,15 @@
 
 import ctypes
 import struct
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
 import strideweave as sw
+from strideweave import _core
+from strideweave._core import _testing
 
 CLASSES = "carrier-storage/every-carrier-class-has-an-exact-runtime-class-descriptor"
 HOOK = "carrier-storage/carriers-opt-into-dlpack-through-the-dlpack-info-hook"
@@ -54,6 +59,108 @@ def test_descriptor_of_a_grandchild_names_its_parent():
 
     assert Grandchild.carrier_class.parent == Child.carrier_class
     assert Grandchild(sw.Int32, 1).carrier_class == Grandchild.carrier_class
+
+
+@pytest.mark.spec(f"{CLASSES}/map-every-built-in-to-its-static-descriptor", f"{CLASSES}#5")
+def test_map_every_built_in_to_its_static_descriptor():
+    builtins = _core._builtin_carrier_classes()
+    assert builtins[0].name == "Carrier"
+    assert {d.name for d in builtins} >= {"Carrier", "CPU", "Generic"}
+    for descriptor in builtins:
+        cls = getattr(_core, descriptor.name)
+        assert cls.carrier_class is descriptor
+        if cls is not sw.Carrier:  # the abstract root has no constructor
+            assert cls(sw.Int32).carrier_class is descriptor
+        assert descriptor.kind == "carrier"
+        assert descriptor.definition_state == "definition-free"
+        assert descriptor.pinned_source is None and descriptor.pinned_destination is None
+    # Every carrier class the extension defines is one of the core's built-ins.
+    bound = {
+        obj.carrier_class
+        for obj in vars(_core).values()
+        if isinstance(obj, type) and issubclass(obj, sw.Carrier)
+    }
+    assert bound == set(builtins)
+
+
+@pytest.mark.spec(f"{CLASSES}#4")
+def test_one_descriptor_type_reports_kind_and_definition_state():
+    class Open(sw.Generic):
+        pass
+
+    for descriptor in (sw.CPU.carrier_class, Open.carrier_class):
+        assert type(descriptor) is sw.ClassDescriptor
+        assert descriptor.kind == "carrier"
+    assert Open.carrier_class.definition_state == "open"
+    assert repr(Open.carrier_class) == f"<ClassDescriptor carrier {Open.__qualname__}>"
+
+
+@pytest.mark.spec(f"{CLASSES}/name-a-python-subclass-from-another-thread", f"{CLASSES}#6")
+def test_name_a_python_subclass_from_another_thread():
+    # The worker keeps the caller's GIL held; a descriptor resolved lazily (taking the
+    # GIL) would deadlock, so the check runs in a child with a timeout.
+    script = textwrap.dedent(
+        """
+        import strideweave as sw
+        from strideweave._core import _testing
+
+        class Tagged(sw.CPU):
+            pass
+
+        registered = _testing.registered_descriptor(Tagged)
+        assert registered is not None and registered.name == "Tagged", registered
+        assert registered.definition_state == "open"
+        carrier = Tagged(sw.Float32, 2)
+        label = _testing.label_on_worker(carrier)
+        assert label == f"Tagged carrier #{label.split('#')[1]}", label
+        assert carrier.carrier_class is registered
+        print("ok", label)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok Tagged carrier #")
+
+
+@pytest.mark.spec(f"{CLASSES}#6")
+def test_subclass_that_does_not_chain_init_subclass_still_gets_one_descriptor():
+    class Quiet(sw.CPU):
+        def __init_subclass__(cls, **kwargs):
+            pass  # deliberately does not chain to Carrier.__init_subclass__
+
+    class Silent(Quiet):
+        pass
+
+    assert _testing.registered_descriptor(Silent) is None
+    first = Silent(sw.Int32, 1)
+    assert _testing.registered_descriptor(Silent) is first.carrier_class
+    assert first.carrier_class.parent is Quiet.carrier_class
+    assert Silent(sw.Int32, 1).carrier_class is first.carrier_class
+
+
+@pytest.mark.spec(f"{CLASSES}#6")
+def test_init_subclass_chains_keyword_arguments():
+    seen = {}
+
+    class Mixin:
+        def __init_subclass__(cls, **kwargs):
+            seen[cls.__name__] = kwargs.pop("tag", None)
+            super().__init_subclass__(**kwargs)
+
+    class Base(sw.Generic, Mixin):
+        pass
+
+    class Tagged(Base, tag="t"):
+        pass
+
+    assert seen["Tagged"] == "t"
+    assert Tagged.carrier_class.parent is Base.carrier_class
+    with pytest.raises(TypeError):
+
+        class Unexpected(sw.CPU, unknown=1):
+            pass
 
 
 @pytest.mark.spec(f"{HOOK}/report-cpu-storage", f"{HOOK}#1", f"{HOOK}#3")

@@ -1,15 +1,22 @@
-// Python binding of spec/carrier-storage: Carrier, Generic, CPU, CarrierClass
-// and version tokens. Python subclasses are supported through one trampoline
-// that gives each Python class its own descriptor and routes the overridable
-// hooks (dlpack_info, new_like) to Python.
+// Python binding of spec/carrier-storage: Carrier, Generic, CPU,
+// ClassDescriptor and version tokens.
+//
+// Exact classes: every built-in Python class is registered with its C++
+// static descriptor by bind_carrier_class (module import fails when a core
+// built-in has no Python class); a Python subclass gets its own descriptor
+// when its class statement completes (Carrier.__init_subclass__), and each
+// instance is constructed as the trampoline PyCarrier holding that
+// descriptor, so naming an instance's class never needs the GIL. The
+// trampoline routes the overridable hooks (dlpack_info, new_like) to Python.
 #include "carrier.h"
 
 #include <pybind11/stl.h>
 
-#include <atomic>
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "buffer_convert.h"
@@ -17,6 +24,7 @@
 #include "gil.h"
 #include "int_convert.h"
 #include "self_arg.h"
+#include "strideweave/carrier/builtins.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
@@ -28,22 +36,48 @@ namespace strideweave::bindings {
 
 namespace {
 
-struct PythonClassRecord {
+// A registered carrier class: a built-in's static descriptor, or the one
+// descriptor created for a Python subclass (owned here, never destroyed).
+struct ClassRecord {
   py::object type;  // keeps the class object, and so its address, alive
-  std::unique_ptr<CarrierClass> descriptor;
+  const ClassDescriptor* descriptor;
 };
 
-// Python carrier classes and their descriptors; touched only with the GIL held.
-std::unordered_map<PyObject*, PythonClassRecord>& python_classes() {
-  static auto* classes = new std::unordered_map<PyObject*, PythonClassRecord>();
+// Every carrier class object with a descriptor; touched only with the GIL held.
+// It stays in the binding because it keys on Python class objects; the core
+// sees only the descriptors.
+std::unordered_map<PyObject*, ClassRecord>& carrier_classes() {
+  static auto* classes = new std::unordered_map<PyObject*, ClassRecord>();
   return *classes;
 }
 
-const CarrierClass* builtin_descriptor(py::handle type) {
-  if (type.is(py::type::of<CPU>())) return &CPU::static_class();
-  if (type.is(py::type::of<Generic>())) return &Generic::static_class();
-  if (type.is(py::type::of<Carrier>())) return &Carrier::static_class();
-  return nullptr;
+void register_class(py::handle type, const ClassDescriptor& descriptor) {
+  carrier_classes().insert_or_assign(
+      type.ptr(), ClassRecord{py::reinterpret_borrow<py::object>(type), &descriptor});
+}
+
+// Fails the import when a built-in of the core has no Python class.
+void require_builtins_registered() {
+  for (const ClassDescriptor* builtin : builtin_carrier_classes()) {
+    const bool bound =
+        std::any_of(carrier_classes().begin(), carrier_classes().end(),
+                    [&](const auto& entry) { return entry.second.descriptor == builtin; });
+    if (!bound) {
+      throw RuntimeError("the built-in carrier class " + builtin->name() + " has no Python class");
+    }
+  }
+}
+
+const char* definition_state_name(ClassDescriptor::Definition state) {
+  switch (state) {
+    case ClassDescriptor::Definition::kOpen:
+      return "open";
+    case ClassDescriptor::Definition::kFree:
+      return "definition-free";
+    case ClassDescriptor::Definition::kBacked:
+      return "definition-backed";
+  }
+  return "open";
 }
 
 py::dict info_to_dict(const DLPackInfo& info) {
@@ -109,23 +143,16 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
   return DLPackInfo{static_cast<uint64_t>(address), device_type, device_id};
 }
 
-// The trampoline every Python subclass of a built-in carrier instantiates.
+// The trampoline every instance of a Python subclass of a built-in carrier
+// is, holding its exact class's descriptor from construction on.
 template <class Base>
 class PyCarrier : public Base, public py::trampoline_self_life_support {
  public:
-  using Base::Base;
+  template <class... Args>
+  explicit PyCarrier(const ClassDescriptor& exact, Args&&... args)
+      : Base(std::forward<Args>(args)...), exact_(exact) {}
 
-  // Resolved on first use, which the binding makes happen with the GIL held
-  // (Tensor construction, take_ownership): later calls, from any thread and
-  // under any carrier mutex, only read the cached descriptor.
-  const CarrierClass& carrier_class() const override {
-    if (const CarrierClass* known = exact_.load(std::memory_order_acquire)) return *known;
-    py::gil_scoped_acquire gil;
-    const py::object self = py::cast(static_cast<const Base*>(this));
-    const CarrierClass* found = &descriptor_for_type(py::type::handle_of(self));
-    exact_.store(found, std::memory_order_release);
-    return *found;
-  }
+  const ClassDescriptor& carrier_class() const override { return exact_; }
 
   std::shared_ptr<Carrier> new_like() const override {
     const ExitSafeGil gil("new_like");
@@ -141,14 +168,62 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
     const ExitSafeGil gil("dlpack_info");
     gil.require();
     if (py::function override = py::get_override(static_cast<const Base*>(this), "dlpack_info")) {
-      return info_from_python(override(), carrier_class().name());
+      return info_from_python(override(), exact_.name());
     }
     return Base::dlpack_info();
   }
 
  private:
-  mutable std::atomic<const CarrierClass*> exact_{nullptr};
+  const ClassDescriptor& exact_;
 };
+
+template <class C>
+using CarrierPyClass = py::class_<C, Carrier, PyCarrier<C>, py::smart_holder>;
+
+// Binds the built-in carrier class C, registered with its static descriptor.
+template <class C>
+CarrierPyClass<C> bind_carrier_class(py::module_& m, const char* name, const char* doc) {
+  CarrierPyClass<C> cls(m, name, doc);
+  register_class(cls, C::static_class());
+  return cls;
+}
+
+// Defines C's __init__(Args...). `convert` turns the Python arguments into a
+// tuple of C's constructor arguments. An instance of C itself is a C; an
+// instance of a Python subclass is a PyCarrier<C> holding the subclass's
+// descriptor. (py::init cannot see the instance's exact class, so this uses
+// the hook py::init is built on: a new-style constructor receiving the
+// instance's value_and_holder.)
+template <class C, class... Args, class Convert, class... Extra>
+void def_carrier_init(CarrierPyClass<C>& cls, Convert convert, const Extra&... extra) {
+  cls.def(
+      "__init__",
+      [convert](py::detail::value_and_holder& v_h, Args... args) {
+        auto arguments = convert(std::move(args)...);
+        auto* exact_type = reinterpret_cast<PyObject*>(Py_TYPE(v_h.inst));
+        // The storage is allocated and filled without the GIL.
+        if (exact_type == reinterpret_cast<PyObject*>(v_h.type->type)) {
+          py::detail::initimpl::construct<CarrierPyClass<C>>(
+              v_h, without_gil([&] {
+                return std::apply([](auto&&... a) { return std::make_unique<C>(std::move(a)...); },
+                                  std::move(arguments));
+              }),
+              false);
+          return;
+        }
+        const ClassDescriptor& exact = descriptor_for_type(py::handle(exact_type));
+        py::detail::initimpl::construct<CarrierPyClass<C>>(
+            v_h, without_gil([&] {
+              return std::apply(
+                  [&exact](auto&&... a) {
+                    return std::make_unique<PyCarrier<C>>(exact, std::move(a)...);
+                  },
+                  std::move(arguments));
+            }),
+            true);
+      },
+      py::detail::is_new_style_constructor(), extra...);
+}
 
 std::optional<std::vector<Value>> optional_values(const py::object& values) {
   if (values.is_none()) return std::nullopt;
@@ -169,33 +244,19 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
-// A built-in carrier (or its trampoline) from converted arguments, its storage
-// allocated and filled without the GIL.
+// Binds a built-in carrier class constructed as C(dtype, n=None, *, values=None,
+// mutable=True).
 template <class C>
-std::unique_ptr<C> construct(const char* name, py::handle dtype, py::handle n,
-                             const py::object& values, bool mutable_) {
-  DType converted_dtype = require_dtype(dtype, name);
-  const std::optional<int64_t> count = slot_count(n, name);
-  std::optional<std::vector<Value>> converted_values = optional_values(values);
-  return without_gil([&] {
-    return std::make_unique<C>(std::move(converted_dtype), count, std::move(converted_values),
-                               mutable_);
-  });
-}
-
-// Binds one built-in carrier class with its constructor.
-template <class C>
-py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> bind_builtin(py::module_& m,
-                                                                    const char* name,
-                                                                    const char* doc) {
-  py::class_<C, Carrier, PyCarrier<C>, py::smart_holder> cls(m, name, doc);
-  cls.def(py::init([name](py::handle dtype, py::handle n, py::object values,
-                          bool mutable_) { return construct<C>(name, dtype, n, values, mutable_); },
-                   [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
-                     return construct<PyCarrier<C>>(name, dtype, n, values, mutable_);
-                   }),
-          py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(),
-          py::arg("values") = py::none(), py::arg("mutable") = true);
+CarrierPyClass<C> bind_builtin(py::module_& m, const char* name, const char* doc) {
+  CarrierPyClass<C> cls = bind_carrier_class<C>(m, name, doc);
+  def_carrier_init<C, py::handle, py::handle, py::object, bool>(
+      cls,
+      [name](py::handle dtype, py::handle n, py::object values, bool mutable_) {
+        return std::make_tuple(require_dtype(dtype, name), slot_count(n, name),
+                               optional_values(values), mutable_);
+      },
+      py::arg("dtype"), py::arg("n") = py::none(), py::kw_only(), py::arg("values") = py::none(),
+      py::arg("mutable") = true);
   return cls;
 }
 
@@ -243,12 +304,16 @@ void write_range(Carrier& c, int64_t first, py::handle values) {
 
 }  // namespace
 
-const CarrierClass& descriptor_for_type(py::handle type) {
-  if (const CarrierClass* builtin = builtin_descriptor(type)) return *builtin;
-  auto& classes = python_classes();
-  if (auto it = classes.find(type.ptr()); it != classes.end()) return *it->second.descriptor;
+const ClassDescriptor* registered_descriptor(py::handle type) {
+  const auto& classes = carrier_classes();
+  const auto it = classes.find(type.ptr());
+  return it == classes.end() ? nullptr : it->second.descriptor;
+}
+
+const ClassDescriptor& descriptor_for_type(py::handle type) {
+  if (const ClassDescriptor* known = registered_descriptor(type)) return *known;
   const py::handle carrier_type = py::type::of<Carrier>();
-  const CarrierClass* parent = nullptr;
+  const ClassDescriptor* parent = nullptr;
   const py::tuple mro = type.attr("__mro__");
   for (std::size_t i = 1; i < mro.size() && parent == nullptr; ++i) {
     if (PyObject_IsSubclass(mro[i].ptr(), carrier_type.ptr()) == 1) {
@@ -258,24 +323,37 @@ const CarrierClass& descriptor_for_type(py::handle type) {
   if (parent == nullptr) {
     throw TypeError(object_repr(type) + " is not a Carrier class");
   }
-  auto descriptor =
-      std::make_unique<CarrierClass>(type.attr("__qualname__").cast<std::string>(), parent);
-  const CarrierClass& result = *descriptor;
-  classes.emplace(type.ptr(), PythonClassRecord{py::reinterpret_borrow<py::object>(type),
-                                                std::move(descriptor)});
-  return result;
+  const ClassDescriptor& created =
+      *ClassDescriptor::carrier(type.attr("__qualname__").cast<std::string>(), parent,
+                                ClassDescriptor::Definition::kOpen)
+           .release();
+  register_class(type, created);
+  return created;
 }
 
 void bind_carriers(py::module_& m) {
-  py::class_<CarrierClass>(m, "CarrierClass", "The runtime descriptor of one exact carrier class.")
-      .def_property_readonly("name", &CarrierClass::name)
-      .def_property_readonly("parent", &CarrierClass::parent, py::return_value_policy::reference)
-      .def("__repr__", [](const CarrierClass& c) { return "<CarrierClass " + c.name() + ">"; })
-      .def("__eq__",
-           [](const CarrierClass& a, py::handle b) {
-             return py::isinstance<CarrierClass>(b) && &a == &b.cast<const CarrierClass&>();
+  py::class_<ClassDescriptor>(m, "ClassDescriptor",
+                              "The runtime descriptor of one exact carrier or move-operation "
+                              "class.")
+      .def_property_readonly("name", &ClassDescriptor::name)
+      .def_property_readonly("parent", &ClassDescriptor::parent, py::return_value_policy::reference)
+      .def_property_readonly("kind", [](const ClassDescriptor& c) { return kind_name(c.kind()); })
+      .def_property_readonly(
+          "definition_state",
+          [](const ClassDescriptor& c) { return definition_state_name(c.definition_state()); })
+      .def_property_readonly("pinned_source", &ClassDescriptor::pinned_source,
+                             py::return_value_policy::reference)
+      .def_property_readonly("pinned_destination", &ClassDescriptor::pinned_destination,
+                             py::return_value_policy::reference)
+      .def("__repr__",
+           [](const ClassDescriptor& c) {
+             return std::string("<ClassDescriptor ") + kind_name(c.kind()) + " " + c.name() + ">";
            })
-      .def("__hash__", [](const CarrierClass& c) { return c.id(); });
+      .def("__eq__",
+           [](const ClassDescriptor& a, py::handle b) {
+             return py::isinstance<ClassDescriptor>(b) && &a == &b.cast<const ClassDescriptor&>();
+           })
+      .def("__hash__", [](const ClassDescriptor& c) { return c.id(); });
 
   py::class_<VersionToken>(m, "VersionToken", "A snapshot of (carrier identity, version).")
       .def_property_readonly("version", &VersionToken::version)
@@ -293,10 +371,25 @@ void bind_carriers(py::module_& m) {
                std::to_string(t.version()) + ">";
       });
 
-  py::class_<Carrier, py::smart_holder>(m, "Carrier", "The base of every carrier class.")
+  py::class_<Carrier, py::smart_holder> carrier(m, "Carrier", "The base of every carrier class.");
+  register_class(carrier, Carrier::static_class());
+  // A classmethod (as in a class body): gives each Python subclass its
+  // descriptor when its class statement completes, then chains as
+  // object.__init_subclass__ expects.
+  carrier.attr("__init_subclass__") = py::reinterpret_steal<py::object>(PyClassMethod_New(
+      py::cpp_function(
+          [](py::handle cls, const py::kwargs& kwargs) {
+            descriptor_for_type(cls);
+            const py::object base =
+                py::module_::import("builtins").attr("super")(py::type::of<Carrier>(), cls);
+            base.attr("__init_subclass__")(**kwargs);
+          },
+          py::name("__init_subclass__"))
+          .ptr()));
+  carrier
       .def_property_readonly_static(
           "carrier_class",
-          [](py::handle cls) -> const CarrierClass& { return descriptor_for_type(cls); },
+          [](py::handle cls) -> const ClassDescriptor& { return descriptor_for_type(cls); },
           py::return_value_policy::reference)
       .def_property_readonly("dtype", &Carrier::dtype)
       .def_property_readonly("slots", &Carrier::slots)
@@ -320,25 +413,10 @@ void bind_carriers(py::module_& m) {
       .def("release", &Carrier::release, self_not_none, py::call_guard<py::gil_scoped_release>())
       .def("is_mutable", &Carrier::is_mutable, self_not_none)
       .def_property_readonly("pinned_by", &Carrier::pinned_by)
-      .def(
-          "_pin",
-          [](Carrier& c, std::string operation) {
-            c.carrier_class();  // resolve a Python subclass's descriptor with the GIL
-            return c.pin(std::move(operation));
-          },
-          py::arg("operation"),
-          "Pins the carrier for `operation` (tests and the move machinery only); use as "
-          "`with c._pin(name) as lease:`.")
-      .def(
-          "take_ownership",
-          [](Carrier& owner, Carrier& carrier) {
-            // Resolve Python descriptors while the GIL is held: the messages
-            // take_ownership may build run under the carriers' mutexes.
-            owner.carrier_class();
-            carrier.carrier_class();
-            owner.take_ownership(carrier);
-          },
-          py::arg("carrier"))
+      .def("_pin", &Carrier::pin, py::arg("operation"),
+           "Pins the carrier for `operation` (tests and the move machinery only); use as "
+           "`with c._pin(name) as lease:`.")
+      .def("take_ownership", &Carrier::take_ownership, py::arg("carrier"))
       .def("relinquish", &Carrier::relinquish, py::arg("carrier"))
       .def("new_like", &Carrier::new_like, self_not_none)
       .def("dlpack_info", [](const Carrier& c) { return info_to_dict(c.dlpack_info()); })
@@ -369,6 +447,18 @@ void bind_carriers(py::module_& m) {
                         "Element storage for any dtype, abstract ones included; no pointer.");
   bind_builtin<CPU>(m, "CPU", "Slots in one 64-byte-aligned host buffer; DLPack device (1, 0).")
       .def("pointer", [](const CPU& c) { return reinterpret_cast<uintptr_t>(c.data()); });
+
+  require_builtins_registered();
+  m.def(
+      "_builtin_carrier_classes",
+      [] {
+        py::list descriptors;
+        for (const ClassDescriptor* builtin : builtin_carrier_classes()) {
+          descriptors.append(py::cast(builtin, py::return_value_policy::reference));
+        }
+        return descriptors;
+      },
+      "The static descriptors of the core's built-in carrier classes (tests).");
 }
 
 }  // namespace strideweave::bindings

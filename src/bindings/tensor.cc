@@ -204,9 +204,7 @@ spec/core-tensor-representation.
              if (!py::isinstance<Layout>(layout)) {
                throw TypeError("Tensor layout " + object_repr(layout) + " is not a Layout");
              }
-             auto shared = carrier.cast<std::shared_ptr<Carrier>>();
-             shared->carrier_class();  // resolve a Python subclass's descriptor with the GIL
-             return Tensor::make(std::move(shared), layout.cast<Layout>(),
+             return Tensor::make(carrier.cast<std::shared_ptr<Carrier>>(), layout.cast<Layout>(),
                                  to_int64(offset, "Tensor offset"));
            }),
            py::arg("carrier"), py::arg("layout"), py::arg("offset") = 0)

@@ -3,8 +3,10 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
 
+#include "carrier.h"
 #include "gil.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/exec/thread_pool.h"
@@ -70,7 +72,27 @@ void call_under_carrier_lock(const Carrier& carrier, const py::function& fn) {
 }  // namespace
 
 void bind_testing(py::module_& m) {
-  py::module_ t = m.def_submodule("_testing", "Private entry points for the threading tests.");
+  py::module_ t =
+      m.def_submodule("_testing", "Private hooks for StrideWeave's own tests; not a public API.");
+
+  t.def(
+      "label_on_worker",
+      [](const std::shared_ptr<Carrier>& carrier) {
+        // Deliberately keeps the GIL while the worker runs: a worker that
+        // needed it to name the class would deadlock here.
+        std::string label;
+        std::thread worker([&] { label = carrier->label(); });
+        worker.join();
+        return label;
+      },
+      py::arg("carrier"),
+      "Names `carrier` (its label) on a new C++ thread while the caller keeps the GIL.");
+
+  t.def(
+      "registered_descriptor", [](py::handle type) { return registered_descriptor(type); },
+      py::arg("type"), py::return_value_policy::reference,
+      "The descriptor registered for a carrier class object, or None; creates nothing.");
+
   t.def("submit_python", &submit_python, py::arg("fn"), py::arg("delay_s") = 0.0,
         "Calls fn() on a worker of the process-wide pool after delay_s, exit-safely.");
   t.def(

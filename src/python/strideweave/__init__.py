@@ -6,7 +6,7 @@ and ``strideweave.tensors`` (core-tensor-representation) and
 ``strideweave.carriers`` (carrier-storage).
 """
 
-from strideweave.carriers import CPU, Carrier, CarrierClass, Generic, VersionToken
+from strideweave.carriers import CPU, Carrier, ClassDescriptor, Generic, VersionToken
 from strideweave.dtypes import Any, Bool, DType, Float32, Floating, Int32, compound
 from strideweave.layout import (
     Layout,
@@ -32,7 +32,7 @@ __all__ = [
     "Any",
     "Bool",
     "Carrier",
-    "CarrierClass",
+    "ClassDescriptor",
     "DType",
     "Float32",
     "Floating",

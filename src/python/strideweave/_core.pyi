@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any as _Any
-from typing import ClassVar, SupportsIndex, TypeAlias, TypeVar, overload
+from typing import ClassVar, Literal, SupportsIndex, TypeAlias, TypeVar, overload
 
 from typing_extensions import Buffer as _Buffer
 
@@ -77,11 +77,19 @@ def compound(fields: Iterable[tuple[str, DType]] = ..., /, **kwargs: DType) -> D
 
 # -- carrier-storage --------------------------------------------------------------
 
-class CarrierClass:
+class ClassDescriptor:
     @property
     def name(self) -> str: ...
     @property
-    def parent(self) -> CarrierClass | None: ...
+    def parent(self) -> ClassDescriptor | None: ...
+    @property
+    def kind(self) -> Literal["carrier", "move operation"]: ...
+    @property
+    def definition_state(self) -> Literal["open", "definition-free", "definition-backed"]: ...
+    @property
+    def pinned_source(self) -> ClassDescriptor | None: ...
+    @property
+    def pinned_destination(self) -> ClassDescriptor | None: ...
 
 class VersionToken:
     @property
@@ -89,7 +97,7 @@ class VersionToken:
     def is_current(self) -> bool: ...
 
 class Carrier:
-    carrier_class: ClassVar[CarrierClass]
+    carrier_class: ClassVar[ClassDescriptor]
     @property
     def dtype(self) -> DType: ...
     @property

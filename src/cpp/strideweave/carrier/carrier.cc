@@ -29,8 +29,8 @@ Carrier::~Carrier() {
   }
 }
 
-const CarrierClass& Carrier::static_class() {
-  static const CarrierClass descriptor("Carrier", nullptr);
+const ClassDescriptor& Carrier::static_class() {
+  static const ClassDescriptor& descriptor = builtin_carrier_class("Carrier", nullptr);
   return descriptor;
 }
 

@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "strideweave/carrier/carrier_class.h"
+#include "strideweave/carrier/class_descriptor.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/dtype/value.h"
 #include "strideweave/exec/core_mutex.h"
@@ -89,10 +89,10 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   Carrier& operator=(const Carrier&) = delete;
 
   // The descriptor of the root class of all carriers.
-  static const CarrierClass& static_class();
+  static const ClassDescriptor& static_class();
 
   // The descriptor of this object's exact class.
-  virtual const CarrierClass& carrier_class() const = 0;
+  virtual const ClassDescriptor& carrier_class() const = 0;
 
   const DType& dtype() const noexcept { return dtype_; }
 

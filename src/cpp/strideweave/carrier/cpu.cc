@@ -23,8 +23,8 @@ std::size_t cpu_itemsize(const DType& dtype) {
 
 void CPU::Free::operator()(std::byte* p) const noexcept { std::free(p); }
 
-const CarrierClass& CPU::static_class() {
-  static const CarrierClass descriptor("CPU", &Carrier::static_class());
+const ClassDescriptor& CPU::static_class() {
+  static const ClassDescriptor& descriptor = builtin_carrier_class("CPU", &Carrier::static_class());
   return descriptor;
 }
 

@@ -23,8 +23,8 @@ class CPU : public Carrier {
   CPU(DType dtype, std::optional<int64_t> n = std::nullopt,
       std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
 
-  static const CarrierClass& static_class();
-  const CarrierClass& carrier_class() const override { return static_class(); }
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& carrier_class() const override { return static_class(); }
   std::shared_ptr<Carrier> new_like() const override;
 
   // {data(), kDLCPU, 0}; pointer 0 once released.

@@ -7,8 +7,9 @@
 
 namespace strideweave {
 
-const CarrierClass& Generic::static_class() {
-  static const CarrierClass descriptor("Generic", &Carrier::static_class());
+const ClassDescriptor& Generic::static_class() {
+  static const ClassDescriptor& descriptor =
+      builtin_carrier_class("Generic", &Carrier::static_class());
   return descriptor;
 }
 

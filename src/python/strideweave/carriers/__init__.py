@@ -1,5 +1,5 @@
 """Carriers: storage instances for tensors (spec/carrier-storage)."""
 
-from strideweave._core import CPU, Carrier, CarrierClass, Generic, VersionToken
+from strideweave._core import CPU, Carrier, ClassDescriptor, Generic, VersionToken
 
-__all__ = ["CPU", "Carrier", "CarrierClass", "Generic", "VersionToken"]
+__all__ = ["CPU", "Carrier", "ClassDescriptor", "Generic", "VersionToken"]

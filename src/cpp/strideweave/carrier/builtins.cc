@@ -1,0 +1,17 @@
+#include "strideweave/carrier/builtins.h"
+
+#include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/generic.h"
+
+namespace strideweave {
+
+std::span<const ClassDescriptor* const> builtin_carrier_classes() {
+  static const ClassDescriptor* const classes[] = {
+      &Carrier::static_class(),
+      &CPU::static_class(),
+      &Generic::static_class(),
+  };
+  return classes;
+}
+
+}  // namespace strideweave
