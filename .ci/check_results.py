@@ -17,6 +17,8 @@ EXPECTED = [
     "sanitize-cpp/strideweave_unit_tests.xml",
     "sanitize-cpp/strideweave_property_tests.xml",
     "sanitize.xml",
+    "tsan-cpp/strideweave_unit_tests.xml",
+    "tsan-cpp/strideweave_property_tests.xml",
 ]
 
 

@@ -21,6 +21,7 @@
 #include "buffer_convert.h"
 #include "class_map.h"
 #include "describe.h"
+#include "gil.h"
 #include "int_convert.h"
 #include "self_arg.h"
 #include "strideweave/carrier/builtins.h"
@@ -129,7 +130,8 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
   const ClassDescriptor& carrier_class() const override { return exact_; }
 
   std::shared_ptr<Carrier> new_like() const override {
-    py::gil_scoped_acquire gil;
+    const ExitSafeGil gil("new_like");
+    gil.require();
     if (py::function override = py::get_override(static_cast<const Base*>(this), "new_like")) {
       return override().template cast<std::shared_ptr<Carrier>>();
     }
@@ -138,7 +140,8 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
   }
 
   DLPackInfo dlpack_info() const override {
-    py::gil_scoped_acquire gil;
+    const ExitSafeGil gil("dlpack_info");
+    gil.require();
     if (py::function override = py::get_override(static_cast<const Base*>(this), "dlpack_info")) {
       return info_from_python(override(), exact_.name());
     }
@@ -173,22 +176,25 @@ void def_carrier_init(CarrierPyClass<C>& cls, Convert convert, const Extra&... e
       [convert](py::detail::value_and_holder& v_h, Args... args) {
         auto arguments = convert(std::move(args)...);
         auto* exact_type = reinterpret_cast<PyObject*>(Py_TYPE(v_h.inst));
+        // The storage is allocated and filled without the GIL.
         if (exact_type == reinterpret_cast<PyObject*>(v_h.type->type)) {
           py::detail::initimpl::construct<CarrierPyClass<C>>(
-              v_h,
-              std::apply([](auto&&... a) { return std::make_unique<C>(std::move(a)...); },
-                         std::move(arguments)),
+              v_h, without_gil([&] {
+                return std::apply([](auto&&... a) { return std::make_unique<C>(std::move(a)...); },
+                                  std::move(arguments));
+              }),
               false);
           return;
         }
         const ClassDescriptor& exact = descriptor_for_type(py::handle(exact_type));
         py::detail::initimpl::construct<CarrierPyClass<C>>(
-            v_h,
-            std::apply(
-                [&exact](auto&&... a) {
-                  return std::make_unique<PyCarrier<C>>(exact, std::move(a)...);
-                },
-                std::move(arguments)),
+            v_h, without_gil([&] {
+              return std::apply(
+                  [&exact](auto&&... a) {
+                    return std::make_unique<PyCarrier<C>>(exact, std::move(a)...);
+                  },
+                  std::move(arguments));
+            }),
             true);
       },
       py::detail::is_new_style_constructor(), extra...);
@@ -241,15 +247,17 @@ py::object read_range(const Carrier& c, int64_t first, int64_t count, py::object
                       " has no native encoding; read a list");
     }
     const NativeBuffer buffer(out, dtype, true, "read_range out");
+    const py::gil_scoped_release unlocked;
     c.read_range(first, count, buffer.bytes());
     return out;
   }
   if (!dtype.itemsize()) {
+    const std::vector<Value> read = without_gil([&] { return c.read_range_values(first, count); });
     py::list values;
-    for (const Value& v : c.read_range_values(first, count)) values.append(from_value(v));
+    for (const Value& v : read) values.append(from_value(v));
     return std::move(values);
   }
-  const std::vector<std::byte> bytes = c.read_range(first, count);
+  const std::vector<std::byte> bytes = without_gil([&] { return c.read_range(first, count); });
   return decode_items(dtype, bytes.data(), count);
 }
 
@@ -259,10 +267,12 @@ template <class Target>
 void write_range_to(Target& target, const DType& dtype, int64_t first, py::handle values) {
   if (is_buffer(values) && dtype.itemsize()) {
     const NativeBuffer buffer(values, dtype, false, "write_range values");
+    const py::gil_scoped_release unlocked;
     target.write_range(first, buffer.bytes());
     return;
   }
   const std::vector<Value> converted = to_values(values, "write_range values");
+  const py::gil_scoped_release unlocked;
   target.write_range_values(first, converted);
 }
 
@@ -338,9 +348,9 @@ void bind_carriers(py::module_& m) {
       .def("read_range", &read_range, py::arg("first"), py::arg("count"), py::kw_only(),
            py::arg("out") = py::none())
       .def("write_range", &write_range, py::arg("first"), py::arg("values"))
-      .def("allocate", &Carrier::allocate, py::arg("n"))
+      .def("allocate", &Carrier::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>())
       .def("version_token", &Carrier::version_token, self_not_none)
-      .def("release", &Carrier::release, self_not_none)
+      .def("release", &Carrier::release, self_not_none, py::call_guard<py::gil_scoped_release>())
       .def("is_mutable", &Carrier::is_mutable, self_not_none)
       .def_property_readonly("pinned_by", &Carrier::pinned_by)
       .def("_pin", &Carrier::pin, py::arg("operation"),
@@ -368,7 +378,7 @@ void bind_carriers(py::module_& m) {
             write_range_to(l, l.carrier().dtype(), first, values);
           },
           py::arg("first"), py::arg("values"))
-      .def("allocate", &Lease::allocate, py::arg("n"))
+      .def("allocate", &Lease::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>())
       .def("end", &Lease::end, self_not_none)
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](Lease& l, const py::args&) { l.end(); });

@@ -16,6 +16,7 @@
 
 #include "describe.h"
 #include "errors.h"
+#include "gil.h"
 #include "int_convert.h"
 #include "strideweave/interop/dlpack_export.h"
 #include "strideweave/tensor/tensor.h"
@@ -76,15 +77,16 @@ void* allocate_export(void* /*tensor*/, std::size_t bytes) noexcept {
 }
 
 // The deleter may run on any thread, with or without the GIL: the GIL is
-// taken here to free the block and drop the Tensor, and nothing is done once
-// the interpreter is finalized (a deliberate leak, as NumPy does).
+// taken here, exit-safely, to free the block and drop the Tensor; when it
+// cannot be (the interpreter is exiting and this thread does not hold it),
+// nothing is done (a deliberate leak, as NumPy does). It must not run under
+// a core lock (ExitSafeGil refuses, which ends the process here).
 void release_export(void* tensor, void* block) noexcept {
-  if (!Py_IsInitialized()) return;
-  const PyGILState_STATE state = PyGILState_Ensure();
+  const ExitSafeGil gil("the DLPack deleter");
+  if (!gil) return;
   PyMem_Free(block);
   --live_exports;
   Py_DECREF(static_cast<PyObject*>(tensor));
-  PyGILState_Release(state);
 }
 
 // Capsule destructors: a consumed capsule was renamed used_* and its consumer

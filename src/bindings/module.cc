@@ -6,6 +6,7 @@
 #include "dlpack.h"
 #include "dtype.h"
 #include "errors.h"
+#include "gil.h"
 #include "layout.h"
 #include "move.h"
 #include "tensor.h"
@@ -21,4 +22,5 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);
+  strideweave::bindings::register_exit_hook();
 }

@@ -10,6 +10,7 @@
 
 #include "buffer_convert.h"
 #include "describe.h"
+#include "gil.h"
 #include "int_convert.h"
 #include "int_tuple_convert.h"
 #include "self_arg.h"
@@ -60,11 +61,11 @@ py::object tolist(const Tensor& t) {
     const Layout nested_order = compact_row_major(shape);
     std::vector<std::byte> items(static_cast<std::size_t>(nested_order.size()) *
                                  *t.dtype().itemsize());
-    t.read_into(items, nested_order);
+    without_gil([&] { t.read_into(items, nested_order); });
     return nest_items(t.dtype(), items.data(),
                       shape.is_leaf() ? std::vector<int64_t>{shape.value()} : shape.leaves());
   }
-  const std::vector<Value> values = t.values();
+  const std::vector<Value> values = without_gil([&] { return t.values(); });
   if (shape.is_leaf()) {
     py::list out;
     for (const Value& v : values) out.append(from_value(v));
@@ -111,7 +112,7 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
     const std::optional<DType> requested = optional_dtype(dtype);
     if (!source.is_multi_subtensor() && source.dtype().is_concrete() &&
         shape_size(source.shape()) > 0 && (!requested || *requested == source.dtype())) {
-      return tensor_from_tensor(source);
+      return without_gil([&] { return tensor_from_tensor(source); });
     }
   }
   if (py::hasattr(values, "tolist") && !PyList_Check(values.ptr()))
@@ -132,7 +133,8 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   read_nested(values, 0, extents, flat);
   std::vector<IntTuple> modes(extents.begin(), extents.end());
   const IntTuple shape = extents.size() == 1 ? IntTuple(extents[0]) : IntTuple::tuple(modes);
-  return tensor_from_values(shape, flat, optional_dtype(dtype));
+  const std::optional<DType> requested = optional_dtype(dtype);
+  return without_gil([&] { return tensor_from_values(shape, flat, requested); });
 }
 
 // Writes Tensor::read_encoded's bytes into `buffer`, any writable contiguous
@@ -154,8 +156,7 @@ void read_encoded_into(const Tensor& t, py::handle buffer) {
     throw ValueError("_read_encoded_into: the buffer holds " + std::to_string(view.len) +
                      " bytes; the tensor's encoded values need " + std::to_string(bytes));
   }
-  const py::gil_scoped_release unlocked;
-  t.read_encoded(static_cast<std::byte*>(view.buf));
+  without_gil([&] { t.read_encoded(static_cast<std::byte*>(view.buf)); });
 }
 
 // A slice bound or step: None, or any integer, clamped to int64 (which clamps
@@ -261,14 +262,18 @@ spec/core-tensor-representation.
   m.def(
       "zeros",
       [](py::handle shape, py::object dtype) {
-        return zeros(to_int_tuple(shape, "zeros shape"),
-                     optional_dtype(dtype).value_or(DType::Float32()));
+        const IntTuple converted = to_int_tuple(shape, "zeros shape");
+        const DType element = optional_dtype(dtype).value_or(DType::Float32());
+        return without_gil([&] { return zeros(converted, element); });
       },
       py::arg("shape"), py::arg("dtype") = py::none());
   m.def(
       "full",
       [](py::handle shape, py::handle value, py::object dtype) {
-        return full(to_int_tuple(shape, "full shape"), to_value(value), optional_dtype(dtype));
+        const IntTuple converted = to_int_tuple(shape, "full shape");
+        const Value fill = to_value(value);
+        const std::optional<DType> element = optional_dtype(dtype);
+        return without_gil([&] { return full(converted, fill, element); });
       },
       py::arg("shape"), py::arg("value"), py::arg("dtype") = py::none());
   m.def(
@@ -281,7 +286,9 @@ spec/core-tensor-representation.
         } else {
           last = to_value(stop);
         }
-        return arange(first, last, to_value(step), optional_dtype(dtype));
+        const Value increment = to_value(step);
+        const std::optional<DType> element = optional_dtype(dtype);
+        return without_gil([&] { return arange(first, last, increment, element); });
       },
       py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1,
       py::arg("dtype") = py::none());

@@ -1,21 +1,83 @@
 #include "testing.h"
 
+#include <atomic>
+#include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 
 #include "carrier.h"
 #include "class_map.h"
+#include "gil.h"
+#include "strideweave/carrier/carrier.h"
+#include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/move_operation.h"
+#include "strideweave/util/error.h"
 
 namespace py = pybind11;
 
 namespace strideweave::bindings {
 
+namespace {
+
+// Outcomes of submit_python's calls. Never destroyed: workers update them at exit.
+struct PythonCallCounts {
+  std::atomic<int64_t> ran{0};
+  std::atomic<int64_t> failed{0};
+  std::atomic<int64_t> skipped{0};
+};
+
+PythonCallCounts& counts() {
+  static auto* c = new PythonCallCounts();
+  return *c;
+}
+
+// Runs `fn` on a worker of the process-wide pool after `delay_s` seconds,
+// through ExitSafeGil: the call runs (its exception, if any, reported as
+// unraisable) or is skipped once the interpreter is exiting. The worker
+// holds a strong reference to `fn`, dropped after the call; a skipped call
+// leaks it (no GIL to drop it with).
+void submit_python(const py::function& fn, double delay_s) {
+  if (!(delay_s >= 0)) throw ValueError("submit_python: delay_s must be >= 0");
+  PyObject* callable = fn.ptr();
+  Py_INCREF(callable);
+  process_pool().submit([callable, delay_s] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay_s));
+    const ExitSafeGil gil("submit_python");
+    if (!gil) {
+      ++counts().skipped;
+      return;
+    }
+    PyObject* result = PyObject_CallNoArgs(callable);
+    if (result == nullptr) {
+      PyErr_WriteUnraisable(callable);
+      ++counts().failed;
+    } else {
+      Py_DECREF(result);
+      ++counts().ran;
+    }
+    Py_DECREF(callable);
+  });
+}
+
+// Calls `fn` through ExitSafeGil while this thread holds `carrier`'s lock
+// (the GIL released first): the helper must refuse with RuntimeError.
+void call_under_carrier_lock(const Carrier& carrier, const py::function& fn) {
+  const py::gil_scoped_release unlocked;
+  carrier.read_locked("call_under_carrier_lock", [&](const SlotReader&) {
+    const ExitSafeGil gil("call_under_carrier_lock");
+    gil.require();
+    fn();
+  });
+}
+
+}  // namespace
+
 void bind_testing(py::module_& m) {
-  py::module_ testing =
+  py::module_ t =
       m.def_submodule("_testing", "Private hooks for StrideWeave's own tests; not a public API.");
 
-  testing.def(
+  t.def(
       "label_on_worker",
       [](const std::shared_ptr<Carrier>& carrier) {
         // Deliberately keeps the GIL while the worker runs: a worker that
@@ -28,12 +90,33 @@ void bind_testing(py::module_& m) {
       py::arg("carrier"),
       "Names `carrier` (its label) on a new C++ thread while the caller keeps the GIL.");
 
-  testing.def(
+  t.def(
       "registered_descriptor", [](py::handle type) { return registered_descriptor(type); },
       py::arg("type"), py::return_value_policy::reference,
-      "The descriptor registered for a class object, or None; creates nothing.");
+      "The descriptor registered for a carrier class object, or None; creates nothing.");
 
-  testing.def(
+  t.def("submit_python", &submit_python, py::arg("fn"), py::arg("delay_s") = 0.0,
+        "Calls fn() on a worker of the process-wide pool after delay_s, exit-safely.");
+  t.def(
+      "python_calls",
+      [] {
+        py::dict d;
+        d["ran"] = counts().ran.load();
+        d["failed"] = counts().failed.load();
+        d["skipped"] = counts().skipped.load();
+        return d;
+      },
+      "Outcomes of submit_python's calls so far: ran, failed, skipped.");
+  t.def(
+      "wait_pool_idle", [] { process_pool().wait_idle(); },
+      py::call_guard<py::gil_scoped_release>(),
+      "Waits until the process-wide pool has run every submitted task.");
+  t.def("pool_threads", &process_pool_threads,
+        "The number of workers of the process-wide pool (started or to be started).");
+  t.def("call_under_carrier_lock", &call_under_carrier_lock, py::arg("carrier"), py::arg("fn"),
+        "Attempts fn() through the GIL helper while holding carrier's lock (refused).");
+
+  t.def(
       "operation_class_of",
       [](const MoveOperation& operation) -> const ClassDescriptor& {
         return operation.operation_class();

@@ -49,7 +49,8 @@ void Carrier::require_live_locked(const char* operation) const {
   }
 }
 
-void Carrier::require_writable_locked(const char* operation, const WritePath& path) const {
+void Carrier::require_writable_locked(const char* operation, const WritePath& path,
+                                      std::shared_ptr<Carrier>& owner) const {
   require_live_locked(operation);
   const bool own_lease = path.kind == WritePath::Kind::kLease && path.pin_id == pin_id_;
   if (pin_id_ != 0 && !own_lease) {
@@ -60,7 +61,7 @@ void Carrier::require_writable_locked(const char* operation, const WritePath& pa
     throw RuntimeError(std::string(operation) + " on " + label() +
                        ", which was constructed immutable");
   }
-  const std::shared_ptr<Carrier> owner = owner_.lock();
+  owner = owner_.lock();
   if (path.kind == WritePath::Kind::kPublic && owner) {
     throw RuntimeError(std::string(operation) + " on " + label() + ", which is owned by " +
                        owner->label());
@@ -124,8 +125,9 @@ void Carrier::gather(const Layout& layout, int64_t offset, std::byte* dst) const
 }
 
 void Carrier::write_via(const WritePath& path, int64_t slot, const Value& value) {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("write", path);
+  require_writable_locked("write", path, owner);
   require_slot_locked(slot);
   do_write(slot, coerce(dtype_, value));
   ++version_;
@@ -168,8 +170,9 @@ void Carrier::write_range(int64_t first, std::span<const std::byte> in) {
 }
 
 void Carrier::write_range_via(const WritePath& path, int64_t first, std::span<const std::byte> in) {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("write_range", path);
+  require_writable_locked("write_range", path, owner);
   const std::size_t itemsize = require_itemsize("write_range");
   if (in.size() % itemsize != 0) {
     throw ValueError("write_range: " + std::to_string(in.size()) +
@@ -189,8 +192,9 @@ void Carrier::write_range_values(int64_t first, std::span<const Value> values) {
 
 void Carrier::write_range_values_via(const WritePath& path, int64_t first,
                                      std::span<const Value> values) {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("write_range", path);
+  require_writable_locked("write_range", path, owner);
   const auto count = static_cast<int64_t>(values.size());
   require_range_locked(first, count);
   std::vector<Value> coerced;
@@ -231,8 +235,9 @@ void SlotReader::read_values(int64_t first, int64_t count, Value* out) const {
 void Carrier::allocate(int64_t n) { allocate_via(WritePath{}, n); }
 
 void Carrier::allocate_via(const WritePath& path, int64_t n) {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("allocate", path);
+  require_writable_locked("allocate", path, owner);
   if (n < 0) throw ValueError("allocate: slot count " + std::to_string(n) + " is negative");
   if (!supports_allocation()) {
     throw RuntimeError("allocate: " + carrier_class().name() + " does not support allocation");
@@ -381,6 +386,7 @@ std::shared_ptr<Carrier> Carrier::owner() const {
 
 void Carrier::take_ownership(Carrier& other) {
   if (&other == this) throw ValueError(label() + " cannot take ownership of itself");
+  std::shared_ptr<Carrier> current;  // dropped after the locks: it may be the last reference
   std::scoped_lock lock(mu_, other.mu_);
   if (other.released_) {
     throw RuntimeError(label() + " cannot take ownership of " + other.label() +
@@ -390,7 +396,8 @@ void Carrier::take_ownership(Carrier& other) {
     throw RuntimeError(label() + " cannot take ownership of " + other.label() +
                        ", which is pinned by " + other.pinned_by_);
   }
-  if (const std::shared_ptr<Carrier> current = other.owner_.lock()) {
+  current = other.owner_.lock();
+  if (current) {
     throw RuntimeError(label() + " cannot take ownership of " + other.label() +
                        ", which is owned by " + current->label());
   }

@@ -18,8 +18,11 @@
 // own pin causes, an owner path refuses only what is not its ownership.
 //
 // Thread safety: every public member may be called from any thread; state
-// changes are serialized by the carrier's mutex. Storage hooks run under the
-// mutex; they must not call back into the carrier or run Python.
+// changes are serialized by the carrier's mutex, a CoreMutex. Storage hooks
+// run under the mutex; they must not call back into the carrier or run
+// Python. take_ownership and relinquish hold two carriers' mutexes at once,
+// taken together by std::scoped_lock's deadlock-avoiding algorithm; nothing
+// else nests carrier mutexes (docs/threading.md).
 #pragma once
 
 #include <atomic>
@@ -34,6 +37,7 @@
 #include "strideweave/carrier/class_descriptor.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/dtype/value.h"
+#include "strideweave/exec/core_mutex.h"
 #include "strideweave/layout/layout.h"
 
 namespace strideweave {
@@ -239,7 +243,8 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // Throws RuntimeError naming this carrier when it is released. Caller holds mu_.
   void require_live_locked(const char* operation) const;
 
-  mutable std::mutex mu_;
+  // A core lock (docs/threading.md): no Python runs while it is held.
+  mutable CoreMutex mu_;
 
  private:
   friend class Lease;
@@ -255,8 +260,12 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   };
 
   // Throws RuntimeError naming `operation`, this carrier and the reason when
-  // `path` may not write now. Caller holds mu_.
-  void require_writable_locked(const char* operation, const WritePath& path) const;
+  // `path` may not write now. Caller holds mu_. Stores the owner, if any, in
+  // `owner`, which the caller must destroy only after unlocking: it may be the
+  // owner's last reference, and destroying a carrier locks the carriers it owns
+  // (and, for a Python subclass, takes the GIL).
+  void require_writable_locked(const char* operation, const WritePath& path,
+                               std::shared_ptr<Carrier>& owner) const;
   void require_slot_locked(int64_t slot) const;
   void require_range_locked(int64_t first, int64_t count) const;
   std::size_t require_itemsize(const char* operation) const;

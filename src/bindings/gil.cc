@@ -1,0 +1,97 @@
+#include "gil.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+
+#include "strideweave/exec/core_mutex.h"
+#include "strideweave/util/error.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+// Never destroyed: worker threads may use it during and after static destruction.
+struct ExitState {
+  std::shared_mutex door;  // shared: a worker taking the GIL; exclusive: the exit hook
+  bool exiting = false;    // guarded by door
+  std::mutex calls_mu;
+  std::condition_variable calls_done;
+  int calls = 0;  // calls in progress from threads that took the GIL here
+};
+
+ExitState& exit_state() {
+  static auto* state = new ExitState();
+  return *state;
+}
+
+bool python_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+void close_the_door() {
+  const py::gil_scoped_release unlocked;
+  ExitState& state = exit_state();
+  {
+    const std::unique_lock lock(state.door);
+    state.exiting = true;
+  }
+  std::unique_lock lock(state.calls_mu);
+  state.calls_done.wait_for(lock, std::chrono::duration<double>(kExitGraceSeconds),
+                            [&] { return state.calls == 0; });
+}
+
+}  // namespace
+
+ExitSafeGil::ExitSafeGil(const char* call) : call_(call) {
+  if (const int held = core_locks_held(); held != 0) {
+    throw RuntimeError(std::string(call) + ": a call into Python was refused because this thread " +
+                       "holds " + std::to_string(held) +
+                       " core lock(s) (a carrier or registry mutex); see docs/threading.md");
+  }
+  if (!Py_IsInitialized()) return;
+  if (PyGILState_Check() != 0) {
+    state_ = PyGILState_Ensure();
+    acquired_ = true;
+    return;
+  }
+  ExitState& state = exit_state();
+  const std::shared_lock door(state.door);
+  if (state.exiting || python_finalizing()) return;
+  state_ = PyGILState_Ensure();
+  acquired_ = true;
+  counted_ = true;
+  const std::lock_guard lock(state.calls_mu);
+  ++state.calls;
+}
+
+ExitSafeGil::~ExitSafeGil() {
+  if (!acquired_) return;
+  PyGILState_Release(state_);
+  if (!counted_) return;
+  ExitState& state = exit_state();
+  const std::lock_guard lock(state.calls_mu);
+  if (--state.calls == 0) state.calls_done.notify_all();
+}
+
+void ExitSafeGil::require() const {
+  if (!acquired_) {
+    throw RuntimeError(std::string(call_) +
+                       ": the Python interpreter is exiting; Python is no longer called");
+  }
+}
+
+void register_exit_hook() {
+  py::module_::import("atexit").attr("register")(
+      py::cpp_function(&close_the_door, py::name("_close_python_door")));
+}
+
+}  // namespace strideweave::bindings

@@ -1,0 +1,64 @@
+// The binding's one way to take the GIL from C++ code that may run on any
+// thread: trampolines, DLPack deleters and the thread pool's workers
+// (docs/threading.md).
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace strideweave::bindings {
+
+// Holds the GIL for one call into Python, or nothing once the interpreter is
+// exiting.
+//
+// The constructor, in order:
+//  1. throws RuntimeError naming `call` when the calling thread holds a core
+//     lock (core_locks_held() > 0: a carrier or registry mutex): Python must
+//     not run under one, and waiting for the GIL there can deadlock with a
+//     thread that holds the GIL and waits for that lock;
+//  2. acquires nothing when the interpreter is not initialized;
+//  3. nests (acquires) when the calling thread already holds the GIL, exiting
+//     or not;
+//  4. otherwise acquires the GIL only while the module's exit hook has not
+//     run and Python is not finalizing, checked under the exit hook's lock,
+//     which is held until the GIL is taken: no thread ever waits for the GIL
+//     in a finalizing interpreter (CPython would end it mid-frame).
+// When nothing was acquired the caller must skip its Python call (false).
+class ExitSafeGil {
+ public:
+  explicit ExitSafeGil(const char* call);
+  ~ExitSafeGil();
+  ExitSafeGil(const ExitSafeGil&) = delete;
+  ExitSafeGil& operator=(const ExitSafeGil&) = delete;
+
+  explicit operator bool() const noexcept { return acquired_; }
+
+  // For calls that cannot be skipped: throws RuntimeError naming the call
+  // when nothing was acquired.
+  void require() const;
+
+ private:
+  const char* call_;
+  bool acquired_ = false;
+  bool counted_ = false;  // a call from a thread that did not hold the GIL
+  PyGILState_STATE state_{};
+};
+
+// Registers the exit hook with Python's atexit (once, at import). The hook
+// releases the GIL, sets the exiting flag under the lock ExitSafeGil checks,
+// then waits, for at most kExitGraceSeconds, for the calls into Python that
+// worker threads have already entered to return. The thread pool itself is
+// neither joined nor drained (strideweave/exec/thread_pool.h).
+void register_exit_hook();
+
+// Runs f() with the GIL released and returns its result: for blocking core
+// calls (copies, file I/O, waiting for a carrier's lock) whose Python
+// arguments were converted before and whose result is converted after.
+template <class F>
+auto without_gil(F&& f) {
+  const pybind11::gil_scoped_release unlocked;
+  return f();
+}
+
+inline constexpr double kExitGraceSeconds = 1.0;
+
+}  // namespace strideweave::bindings

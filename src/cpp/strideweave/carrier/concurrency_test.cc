@@ -1,0 +1,182 @@
+// Carriers used from many threads at once (spec/carrier-storage; run under
+// ThreadSanitizer by tox -e tsan).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/generic.h"
+#include "strideweave/layout/layout.h"
+#include "strideweave/tensor/tensor.h"
+#include "strideweave/util/error.h"
+
+namespace strideweave {
+namespace {
+
+constexpr int64_t kSlots = 64;
+constexpr int kRounds = 300;
+
+std::vector<std::byte> filled(int32_t value) {
+  std::vector<std::byte> bytes(kSlots * sizeof(int32_t));
+  for (int64_t i = 0; i < kSlots; ++i) std::memcpy(&bytes[i * sizeof(int32_t)], &value, 4);
+  return bytes;
+}
+
+// True when every slot of the snapshot holds the same value.
+bool uniform(const std::vector<Value>& values) {
+  for (const Value& v : values) {
+    if (v != values.front()) return false;
+  }
+  return true;
+}
+
+// Writers (public ranges, public slots, a pinning operation's lease), readers
+// (ranges, tensor snapshots, tokens) and finally a releaser share one carrier.
+// Each successful write counts once in the version; every snapshot is one
+// write's values; every failure is the documented RuntimeError.
+void hammer(const std::shared_ptr<Carrier>& c) {
+  std::atomic<uint64_t> successful_writes{0};
+  std::atomic<int> torn_snapshots{0};
+  std::atomic<int> unexpected_errors{0};
+  std::atomic<bool> released{false};
+  const auto expected_failure = [&](const RuntimeError& e) {
+    const std::string m = e.what();
+    if (m.find("pinned by") == std::string::npos && m.find("released") == std::string::npos) {
+      ++unexpected_errors;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; ++w) {
+    threads.emplace_back([&, w] {
+      for (int r = 0; r < kRounds; ++r) {
+        try {
+          if (c->dtype().itemsize()) {
+            c->write_range(0, filled(w * 1000 + r));
+          } else {
+            const std::vector<Value> values(kSlots, Value(int64_t{w * 1000 + r}));
+            c->write_range_values(0, values);
+          }
+          ++successful_writes;
+        } catch (const RuntimeError& e) {
+          expected_failure(e);
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {  // single-slot writes: no uniformity, but counted
+    for (int r = 0; r < kRounds; ++r) {
+      for (const int64_t value : {-1, -2}) {
+        try {
+          c->write(r % kSlots, value);
+          ++successful_writes;
+        } catch (const RuntimeError& e) {
+          expected_failure(e);
+        }
+      }
+    }
+  });
+  threads.emplace_back([&] {  // an operation pinning the carrier and writing through its lease
+    for (int r = 0; r < kRounds / 3; ++r) {
+      try {
+        Lease lease = c->pin("move " + std::to_string(r));
+        const std::vector<Value> values(kSlots, Value(int64_t{5000 + r}));
+        lease.write_range_values(0, values);
+        ++successful_writes;
+        lease.end();
+      } catch (const RuntimeError& e) {
+        expected_failure(e);
+      }
+    }
+  });
+  const std::shared_ptr<Tensor> view = Tensor::make(c, Layout(IntTuple(kSlots)), 0);
+  for (int reader = 0; reader < 2; ++reader) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < kRounds; ++r) {
+        try {
+          const VersionToken token = c->version_token();
+          const std::vector<Value> range = c->read_range_values(0, kSlots);
+          const std::vector<Value> snapshot = view->values();
+          // A single-slot writer's values (-1, -2) may appear; range writes never tear.
+          const auto one_write = [](const std::vector<Value>& v) {
+            std::vector<Value> rest;
+            for (const Value& x : v) {
+              if (x != Value(int64_t{-1}) && x != Value(int64_t{-2})) rest.push_back(x);
+            }
+            return rest.empty() || uniform(rest);
+          };
+          if (!one_write(range) || !one_write(snapshot)) ++torn_snapshots;
+          static_cast<void>(token.is_current());
+          static_cast<void>(c->pinned_by());
+          static_cast<void>(c->is_mutable());
+        } catch (const RuntimeError& e) {
+          expected_failure(e);
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {  // the releaser, once writes are under way: retries while pinned
+    while (successful_writes.load() < kRounds) std::this_thread::yield();
+    while (!released) {
+      try {
+        c->release();
+        released = true;
+      } catch (const RuntimeError& e) {
+        expected_failure(e);
+        std::this_thread::yield();
+      }
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  EXPECT_TRUE(c->is_released());
+  EXPECT_EQ(c->version(), successful_writes.load());
+  EXPECT_EQ(torn_snapshots.load(), 0);
+  EXPECT_EQ(unexpected_errors.load(), 0);
+  EXPECT_EQ(core_locks_held(), 0);
+}
+
+TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread, use_one_carrier_from_many_threads) {
+  hammer(std::make_shared<CPU>(DType::Int32(), kSlots));
+}
+
+TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
+     use_one_carrier_from_many_threads__generic) {
+  hammer(std::make_shared<Generic>(DType::Any(), kSlots));
+}
+
+// take_ownership and relinquish lock two carriers together; taking them in
+// opposite orders on two threads must not deadlock.
+TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
+     take_ownership_in_opposite_directions) {
+  auto a = std::make_shared<CPU>(DType::Int32(), 2);
+  auto b = std::make_shared<CPU>(DType::Int32(), 2);
+  std::atomic<int> refusals{0};
+  std::thread forward([&] {  // locks (a, b)
+    for (int r = 0; r < kRounds; ++r) {
+      a->take_ownership(*b);
+      a->relinquish(*b);
+    }
+  });
+  std::thread backward([&] {  // locks (b, a); b never owns a
+    for (int r = 0; r < kRounds; ++r) {
+      try {
+        b->relinquish(*a);
+      } catch (const ValueError&) {
+        ++refusals;
+      }
+    }
+  });
+  forward.join();
+  backward.join();
+  EXPECT_EQ(refusals.load(), kRounds);
+  EXPECT_EQ(b->owner(), nullptr);
+  EXPECT_EQ(b->version(), 0u);
+}
+
+}  // namespace
+}  // namespace strideweave

@@ -1,0 +1,144 @@
+// ThreadPool and the process-wide pool (docs/threading.md).
+#include "strideweave/exec/thread_pool.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "strideweave/util/error.h"
+#include "testing/expect_error.h"
+
+namespace strideweave {
+namespace {
+
+using testing_util::message_of;
+
+TEST(ThreadPool, RunsEveryTaskAndWaitsUntilIdle) {
+  ThreadPool pool(3);
+  EXPECT_EQ(pool.threads(), 3);
+  std::atomic<int> sum{0};
+  for (int i = 1; i <= 100; ++i) pool.submit([&sum, i] { sum += i; });
+  pool.wait_idle();
+  EXPECT_EQ(sum.load(), 5050);
+}
+
+TEST(ThreadPool, RefusesASizeOutsideItsRange) {
+  for (int n : {0, -1, ThreadPool::kMaxThreads + 1}) {
+    const std::string m = message_of<ValueError>([n] { ThreadPool pool(n); });
+    EXPECT_NE(m.find(std::to_string(n)), std::string::npos) << m;
+  }
+}
+
+TEST(ThreadPool, RunsTasksConcurrently) {
+  // Two tasks that each wait for the other finish only on two workers at once.
+  ThreadPool pool(2);
+  std::mutex mu;
+  std::condition_variable cv;
+  int arrived = 0;
+  std::atomic<int> met{0};
+  const auto rendezvous = [&] {
+    std::unique_lock lock(mu);
+    ++arrived;
+    cv.notify_all();
+    if (cv.wait_for(lock, std::chrono::seconds(30), [&] { return arrived == 2; })) ++met;
+  };
+  pool.submit(rendezvous);
+  pool.submit(rendezvous);
+  pool.wait_idle();
+  EXPECT_EQ(met.load(), 2);
+}
+
+TEST(ThreadPool, DestructionRunsEveryQueuedTask) {
+  std::atomic<int> ran{0};
+  {
+    ThreadPool pool(1);
+    for (int i = 0; i < 50; ++i) {
+      pool.submit([&ran] {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        ++ran;
+      });
+    }
+  }
+  EXPECT_EQ(ran.load(), 50);
+}
+
+TEST(ThreadPool, WaitIdleWaitsForTasksSubmittedByTasks) {
+  ThreadPool pool(2);
+  std::atomic<int> leaves{0};
+  for (int i = 0; i < 10; ++i) {
+    pool.submit([&] {
+      for (int j = 0; j < 10; ++j) pool.submit([&leaves] { ++leaves; });
+    });
+  }
+  pool.wait_idle();
+  EXPECT_EQ(leaves.load(), 100);
+}
+
+TEST(ThreadPool, ManySubmittersOneIdleWait) {
+  ThreadPool pool(4);
+  std::atomic<int64_t> total{0};
+  std::vector<std::thread> submitters;
+  for (int t = 0; t < 4; ++t) {
+    submitters.emplace_back([&] {
+      for (int i = 0; i < 1000; ++i) pool.submit([&total] { ++total; });
+    });
+  }
+  for (std::thread& s : submitters) s.join();
+  pool.wait_idle();
+  EXPECT_EQ(total.load(), 4000);
+}
+
+TEST(ThreadPool, ParsesTheThreadCountVariable) {
+  EXPECT_EQ(parse_num_threads(nullptr), std::nullopt);
+  EXPECT_EQ(parse_num_threads("4"), 4);
+  EXPECT_EQ(parse_num_threads(" 12 "), 12);
+  EXPECT_EQ(parse_num_threads("1024"), 1024);
+  for (const char* bad : {"", "0", "-3", "1025", "four", "2x", "99999999999999999999999"}) {
+    const std::string m = message_of<ValueError>([bad] { parse_num_threads(bad); });
+    EXPECT_NE(m.find("STRIDEWEAVE_NUM_THREADS"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::string("'") + bad + "'"), std::string::npos) << m;
+  }
+}
+
+// The only test that starts the process-wide pool.
+TEST(ThreadPool, TheProcessPoolStartsOnceWithTheRequestedSize) {
+  set_process_pool_threads(3);
+  EXPECT_EQ(process_pool_threads(), 3);
+  ThreadPool& pool = process_pool();
+  EXPECT_EQ(&pool, &process_pool());
+  EXPECT_EQ(pool.threads(), 3);
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 10; ++i) pool.submit([&ran] { ++ran; });
+  pool.wait_idle();
+  EXPECT_EQ(ran.load(), 10);
+  set_process_pool_threads(3);  // the size it has: accepted
+  const std::string m = message_of<RuntimeError>([] { set_process_pool_threads(5); });
+  EXPECT_NE(m.find("started with 3 threads"), std::string::npos) << m;
+  EXPECT_EQ(process_pool_threads(), 3);
+  message_of<ValueError>([] { set_process_pool_threads(0); });
+
+#if !defined(__SANITIZE_THREAD__)  // TSan does not support threads after a multi-threaded fork
+  // A fork child has none of the parent's workers: it starts its own pool.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(30);  // a hang fails the parent's check instead of the run
+    std::atomic<int> in_child{0};
+    process_pool().submit([&in_child] { ++in_child; });
+    process_pool().wait_idle();
+    _exit(in_child.load() == 1 && process_pool().threads() == 3 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+#endif
+}
+
+}  // namespace
+}  // namespace strideweave
