@@ -380,6 +380,17 @@ void bind_carriers(py::module_& m) {
           py::arg("first"), py::arg("values"))
       .def("allocate", &Lease::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>())
       .def("end", &Lease::end, self_not_none)
+      .def("release", &Lease::release, self_not_none,
+           "Releases the pinned carrier and ends the pin in one step.")
+      .def(
+          "_admitted",
+          [](const Lease& l, const py::function& hook) {
+            const Lease::Admission admission = l.admit();
+            return hook();
+          },
+          py::arg("hook"),
+          "Calls hook() with the public entry points of the pinned carrier admitted on this "
+          "thread as writes through the lease (what the move machinery does around _copy).")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](Lease& l, const py::args&) { l.end(); });
 

@@ -2,9 +2,11 @@
 
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
+#include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -39,6 +41,68 @@ void MoveOperation::check_pair(const ClassDescriptor& source_class,
                       " carrier of exact class " + pinned->name() + ", not " + given->name());
     }
   }
+}
+
+void MoveOperation::copy(const MoveTransfer&) {
+  throw NotImplementedError("the move operation " + operation_class().name() +
+                            " does not implement the copy hook _copy");
+}
+
+void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  Lease& destination = *transfer.destination_lease;
+  const RunPlan plan(source.layout, source.offset);
+  const std::optional<std::size_t> itemsize = source.carrier->dtype().itemsize();
+  if (itemsize) {
+    std::vector<std::byte> image(static_cast<std::size_t>(plan.size()) * *itemsize);
+    source.carrier->read_locked("move", [&](const SlotReader& reader) {
+      std::byte* cursor = image.data();
+      plan.for_each_run([&](int64_t first, int64_t count) {
+        reader.read_range(first, count, cursor);
+        cursor += static_cast<std::size_t>(count) * *itemsize;
+      });
+    });
+    const std::byte* cursor = image.data();
+    plan.for_each_run([&](int64_t first, int64_t count) {
+      const std::size_t bytes = static_cast<std::size_t>(count) * *itemsize;
+      destination.write_range(first - source.offset, {cursor, bytes});
+      cursor += bytes;
+    });
+    return;
+  }
+  std::vector<Value> image(static_cast<std::size_t>(plan.size()));
+  source.carrier->read_locked("move", [&](const SlotReader& reader) {
+    Value* cursor = image.data();
+    plan.for_each_run([&](int64_t first, int64_t count) {
+      reader.read_values(first, count, cursor);
+      cursor += count;
+    });
+  });
+  const Value* cursor = image.data();
+  plan.for_each_run([&](int64_t first, int64_t count) {
+    destination.write_range_values(first - source.offset,
+                                   {cursor, static_cast<std::size_t>(count)});
+    cursor += count;
+  });
+}
+
+void CpuToFileBackedMoveOperation::copy(const MoveTransfer& transfer) {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  const std::size_t itemsize = *source.carrier->dtype().itemsize();
+  // Source lock, then the destination's inside the lease: both carriers are
+  // pinned by this move, so no caller takes them in the other order.
+  source.carrier->read_locked("move", [&](const SlotReader& reader) {
+    const std::byte* span = reader.host() + static_cast<std::size_t>(source.offset) * itemsize;
+    transfer.destination_lease->write_range(
+        0, {span, static_cast<std::size_t>(transfer.element_count) * itemsize});
+  });
+}
+
+void FileBackedToCpuMoveOperation::copy(const MoveTransfer& transfer) {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  const std::vector<std::byte> span =
+      source.carrier->read_range(source.offset, transfer.element_count);
+  transfer.destination_lease->write_range(0, span);
 }
 
 const ClassDescriptor& ElementwiseMoveOperation::static_class() {
