@@ -9,6 +9,7 @@
 #include "gil.h"
 #include "layout.h"
 #include "move.h"
+#include "move_request.h"
 #include "tensor.h"
 #include "testing.h"
 
@@ -19,6 +20,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_dtype(m);
   strideweave::bindings::bind_carriers(m);
   strideweave::bindings::bind_move(m);
+  strideweave::bindings::bind_move_request(m);
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);

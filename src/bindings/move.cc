@@ -18,8 +18,11 @@
 
 #include "class_map.h"
 #include "describe.h"
+#include "gil.h"
+#include "python_exception.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/move_operation.h"
+#include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -28,14 +31,52 @@ namespace strideweave::bindings {
 
 namespace {
 
+// What a Python subclass of a move operation is, whatever built-in it derives
+// from: whether its class overrides _copy (set when the move machinery
+// instantiates it, with the GIL).
+class PythonOperation {
+ public:
+  bool python_copy = false;
+
+  // The copy of the built-in class the Python class derives from.
+  virtual void builtin_copy(const MoveTransfer& transfer) = 0;
+
+ protected:
+  ~PythonOperation() = default;
+};
+
 // The trampoline every instance of a Python subclass of a built-in move
-// operation is, holding its exact class's descriptor from construction on.
+// operation is, holding its exact class's descriptor from construction on. A
+// Python _copy runs on a worker of the process pool with the GIL taken
+// through ExitSafeGil; an exception it raises travels as a PythonException.
 template <class Base>
-class PyMoveOperation : public Base, public py::trampoline_self_life_support {
+class PyMoveOperation : public Base,
+                        public PythonOperation,
+                        public py::trampoline_self_life_support {
  public:
   explicit PyMoveOperation(const ClassDescriptor& exact) : exact_(exact) {}
 
   const ClassDescriptor& operation_class() const override { return exact_; }
+
+  bool runs_on_worker() const override { return python_copy || Base::runs_on_worker(); }
+
+  void builtin_copy(const MoveTransfer& transfer) override { Base::copy(transfer); }
+
+  void copy(const MoveTransfer& transfer) override {
+    if (!python_copy) {
+      Base::copy(transfer);
+      return;
+    }
+    const ExitSafeGil gil("MoveOperation._copy");
+    gil.require();
+    try {
+      const py::function hook = py::get_override(static_cast<const Base*>(this), "_copy");
+      hook(std::const_pointer_cast<Tensor>(transfer.tensor), transfer.destination,
+           std::const_pointer_cast<Tensor>(transfer.output), transfer.element_count);
+    } catch (py::error_already_set& e) {
+      throw PythonException(e);
+    }
+  }
 
  private:
   const ClassDescriptor& exact_;
@@ -131,6 +172,25 @@ const ClassDescriptor& operation_argument(py::handle value) {
 
 }  // namespace
 
+std::shared_ptr<MoveOperation> make_move_operation(const ClassDescriptor& operation) {
+  if (std::shared_ptr<MoveOperation> builtin = make_builtin_move_operation(operation)) {
+    return builtin;
+  }
+  const ExitSafeGil gil("instantiating a move operation");
+  gil.require();
+  try {
+    const py::object cls = class_for(operation);
+    const py::object instance = cls();
+    auto made = instance.cast<std::shared_ptr<MoveOperation>>();
+    if (auto* python = dynamic_cast<PythonOperation*>(made.get())) {
+      python->python_copy = static_cast<bool>(py::get_override(made.get(), "_copy"));
+    }
+    return made;
+  } catch (py::error_already_set& e) {
+    throw PythonException(e);
+  }
+}
+
 void bind_move(py::module_& m) {
   register_family(DescriptorKind::kMoveOperation, &operation_subclass);
   auto root = bind_operation_class<MoveOperation>(
@@ -145,10 +205,23 @@ void bind_move(py::module_& m) {
           py::return_value_policy::reference)
       .def(
           "_copy",
-          [](const MoveOperation& self, py::handle, py::handle, py::handle, py::handle) {
-            throw NotImplementedError(self.operation_class().name() +
-                                      "._copy is not implemented: a MoveOperation subclass "
-                                      "performs its transfer by overriding _copy");
+          [](MoveOperation& self, py::handle, py::handle, py::handle, py::handle) {
+            // Reached by a built-in's own _copy, or by super()._copy(...) from a
+            // Python hook: the C++ copy of the class, for the transfer this
+            // thread is running.
+            const MoveTransfer* transfer = current_move_transfer();
+            if (transfer == nullptr) {
+              throw RuntimeError(self.operation_class().name() +
+                                 "._copy runs only inside a move, on the thread running it");
+            }
+            auto* python = dynamic_cast<PythonOperation*>(&self);
+            without_gil([&] {
+              if (python != nullptr) {
+                python->builtin_copy(*transfer);
+              } else {
+                self.copy(*transfer);
+              }
+            });
           },
           py::arg("tensor"), py::arg("destination"), py::arg("output"), py::arg("element_count"),
           "The copy hook: fills `destination` with `tensor`'s values for one move (`output` "

@@ -18,6 +18,7 @@ from strideweave.carriers import (
     MoveOperation,
     VersionToken,
 )
+from strideweave.carriers.move import AwaitMove, AwaitResult, move, move_async
 from strideweave.dtypes import Any, Bool, DType, Float32, Floating, Int32, compound
 from strideweave.layout import (
     Layout,
@@ -41,6 +42,8 @@ __version__ = "0.1.0"
 __all__ = [
     "CPU",
     "Any",
+    "AwaitMove",
+    "AwaitResult",
     "Bool",
     "Carrier",
     "ClassDescriptor",
@@ -67,6 +70,8 @@ __all__ = [
     "idx2crd",
     "logical_divide",
     "logical_product",
+    "move",
+    "move_async",
     "right_inverse",
     "tensor",
     "tiled_divide",

@@ -13,16 +13,24 @@ namespace {
 
 std::atomic<uint64_t> next_move_id{1};
 
-// Rows 2-6 of the validation table (the file comment of request.h).
-void validate(const Subtensor& source, const Carrier& destination, const DType& dtype) {
-  const Carrier& src = *source.carrier;
-  if (src.is_released()) {
-    throw RuntimeError("move: the source " + src.label() + " is released");
+thread_local const MoveTransfer* running_transfer = nullptr;
+
+// Marks the calling thread as running `transfer`'s copy hook.
+class RunningTransfer {
+ public:
+  explicit RunningTransfer(const MoveTransfer& transfer) : previous_(running_transfer) {
+    running_transfer = &transfer;
   }
-  if (const std::shared_ptr<Carrier> owner = src.owner()) {
-    throw RuntimeError("move: the source " + src.label() + " is owned by " + owner->label());
-  }
-  if (&destination == &src) {
+  ~RunningTransfer() { running_transfer = previous_; }
+  RunningTransfer(const RunningTransfer&) = delete;
+  RunningTransfer& operator=(const RunningTransfer&) = delete;
+
+ private:
+  const MoveTransfer* previous_;
+};
+
+void validate_destination(const Carrier& source, const Carrier& destination, const DType& dtype) {
+  if (&destination == &source) {
     throw ValueError("move: the destination " + destination.label() +
                      " is the Tensor's own carrier");
   }
@@ -41,6 +49,20 @@ void validate(const Subtensor& source, const Carrier& destination, const DType& 
 
 }  // namespace
 
+const MoveTransfer* current_move_transfer() noexcept { return running_transfer; }
+
+const Subtensor& validate_move_source(const Tensor& tensor) {
+  const Subtensor& source = tensor.subtensor("move");
+  const Carrier& carrier = *source.carrier;
+  if (carrier.is_released()) {
+    throw RuntimeError("move: the source " + carrier.label() + " is released");
+  }
+  if (const std::shared_ptr<Carrier> owner = carrier.owner()) {
+    throw RuntimeError("move: the source " + carrier.label() + " is owned by " + owner->label());
+  }
+  return source;
+}
+
 std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation) {
   if (&operation == &ElementwiseMoveOperation::static_class()) {
     return std::make_shared<ElementwiseMoveOperation>();
@@ -57,8 +79,8 @@ std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor
 std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor> tensor,
                                                    std::shared_ptr<Carrier> destination,
                                                    const OperationFactory& make_operation) {
-  const Subtensor& source = tensor->subtensor("move");
-  validate(source, *destination, tensor->dtype());
+  const Subtensor& source = validate_move_source(*tensor);
+  validate_destination(*source.carrier, *destination, tensor->dtype());
 
   std::shared_ptr<MoveRequest> request(new MoveRequest());
   const ClassDescriptor& operation_class = LegacyMoveRegistry::global().dispatch(
@@ -95,6 +117,7 @@ void MoveRequest::run() noexcept {
   try {
     {
       const Lease::Admission admitted = destination_lease_->admit();
+      const RunningTransfer running(transfer_);
       operation_->copy(transfer_);
     }
     destination_lease_->end();

@@ -80,6 +80,15 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   Completion<Result> completion_;
 };
 
+// Rows 1-3 of initiate()'s checks, which come before the destination's: a
+// multi-subtensor Tensor (NotImplementedError), a released source, an owned
+// source (RuntimeError). Returns the source subtensor.
+const Subtensor& validate_move_source(const Tensor& tensor);
+
+// The transfer whose copy hook the calling thread is running, or nullptr (a
+// hook calling its base class's copy finds its lease through it).
+const MoveTransfer* current_move_transfer() noexcept;
+
 // An instance of a built-in move operation class; nullptr for any other.
 std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation);
 

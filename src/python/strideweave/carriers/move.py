@@ -14,16 +14,24 @@ from __future__ import annotations
 from types import TracebackType
 
 from strideweave._core import (
+    AwaitMove,
+    AwaitResult,
     Carrier,
     MoveOperation,
     _check_move_registration,
     dispatch_move,
+    move,
+    move_async,
     register_move_operation,
     unregister_move_operation,
 )
 
 __all__ = [
+    "AwaitMove",
+    "AwaitResult",
     "dispatch_move",
+    "move",
+    "move_async",
     "register_move_operation",
     "registered_move_operation",
     "unregister_move_operation",
