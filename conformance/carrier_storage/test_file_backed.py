@@ -305,7 +305,7 @@ def test_a_forked_child_keeps_its_parents_temporary_files_and_os_exit_skips_remo
             sys.exit(0)
         os.waitpid(pid, 0)
         print(c.path.exists())
-        print(c.path)
+        print(c.path, flush=True)  # os._exit does not flush stdout
         os._exit(0)
         """
     )
