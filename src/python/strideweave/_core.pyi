@@ -5,6 +5,7 @@ import pathlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any as _Any
 from typing import ClassVar, Literal, SupportsIndex, TypeAlias, TypeVar, overload
+from typing import Generic as _Generic
 
 from typing_extensions import Buffer as _Buffer
 
@@ -14,6 +15,7 @@ _Scalar: TypeAlias = bool | int | float
 _Value: TypeAlias = _Scalar | tuple[_Scalar, ...]
 _Tiler: TypeAlias = Layout | Sequence[Layout]
 _B = TypeVar("_B", bound=_Buffer)
+_T_co = TypeVar("_T_co", covariant=True)
 
 # -- core-layout ----------------------------------------------------------------
 
@@ -140,6 +142,7 @@ class _Lease:
     def write_range(self, first: int, values: Iterable[_Value] | _Buffer) -> None: ...
     def allocate(self, n: int) -> None: ...
     def end(self) -> None: ...
+    def release(self) -> None: ...
     def __enter__(self) -> _Lease: ...
     def __exit__(self, *args: object) -> None: ...
 
@@ -208,6 +211,18 @@ def unregister_move_operation(
 def dispatch_move(
     source_class: type[Carrier], destination_class: type[Carrier]
 ) -> type[MoveOperation]: ...
+
+# -- interop-movement: the request path ----------------------------------------------
+
+class AwaitResult(_Generic[_T_co]):
+    @property
+    def done(self) -> bool: ...
+    def wait(self) -> _T_co: ...
+
+class AwaitMove(AwaitResult[Tensor]): ...
+
+def move_async(tensor: Tensor, destination: Carrier) -> AwaitMove: ...
+def move(tensor: Tensor, destination: Carrier) -> Tensor: ...
 
 # -- core-tensor-representation ------------------------------------------------------
 
