@@ -89,8 +89,16 @@ std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination)
                     " is not a Carrier (moves take one carrier, not a sequence)");
   }
   auto target = destination.cast<std::shared_ptr<Carrier>>();
-  auto request = without_gil(
-      [&] { return MoveRequest::initiate(source, std::move(target), &make_move_operation); });
+  // The request may drop its references on a pool worker, possibly the last
+  // ones to Python objects (subclass instances): release them exit-safely.
+  auto request = without_gil([&] {
+    return MoveRequest::initiate(
+        released_with_gil<const Tensor>(std::move(source), "releasing a moved Tensor"),
+        released_with_gil(std::move(target), "releasing a move destination"),
+        [](const ClassDescriptor& operation) {
+          return released_with_gil(make_move_operation(operation), "releasing a move operation");
+        });
+  });
   return std::make_unique<AwaitMove>(std::move(request));
 }
 

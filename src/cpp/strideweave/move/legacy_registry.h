@@ -33,6 +33,7 @@
 #include <utility>
 
 #include "strideweave/carrier/class_descriptor.h"
+#include "strideweave/exec/core_mutex.h"
 
 namespace strideweave {
 
@@ -88,7 +89,7 @@ class LegacyMoveRegistry {
   // Throws ValueError when the pair has an entry. Requires mu_.
   void require_no_entry(const Key& key) const;
 
-  mutable std::mutex mu_;
+  mutable CoreMutex mu_;  // a core lock (docs/threading.md): a leaf
   std::map<Key, const ClassDescriptor*> entries_;
 };
 
