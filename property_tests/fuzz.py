@@ -274,6 +274,50 @@ REGISTRATIONS = st.tuples(OWN_PAIRS, st.one_of(OPERATION_CLASSES, _ANY_CLASSES))
     lambda drawn: ((*drawn[0], drawn[1]), {})
 )
 
+
+class _FuzzFailingSource(sw.Generic):
+    pass
+
+
+class _FuzzHookError(Exception):
+    """What the fuzz suite's failing copy hook raises: a failed handle's recorded error."""
+
+
+class _FuzzFailingMove(sw.MoveOperation):
+    def _copy(self, tensor, destination, output, element_count):
+        raise _FuzzHookError("the fuzz suite's copy hook fails")
+
+
+def _failed_handle(n: int) -> sw.AwaitMove:
+    """A handle whose move failed in its copy hook (the registration is scoped to the call,
+    and the failed move unpins both carriers)."""
+    source = _FuzzFailingSource(sw.Int32, values=list(range(n)))
+    with strideweave.carriers.move.registered_move_operation(
+        _FuzzFailingSource, sw.Generic, _FuzzFailingMove
+    ):
+        return sw.move_async(sw.Tensor(source, sw.Layout(n)), sw.Generic(sw.Int32))
+
+
+def _move_handle(tensor: sw.Tensor, destination_class: type) -> sw.AwaitMove:
+    """A handle of a move of ``tensor`` into an empty ``destination_class`` carrier: done
+    or pending (the bulk FileBacked routes run on the process pool)."""
+    return sw.move_async(tensor, destination_class(tensor.dtype))
+
+
+HANDLES = st.one_of(
+    st.builds(_move_handle, S.tensors(carrier_classes=S.STORING_CARRIERS), S.STORING_CARRIERS),
+    st.builds(_failed_handle, st.integers(0, 4)),
+)
+# move and move_async: live, released and owned carriers of every kind, tensors of every
+# kind (multi-subtensor ones: NotImplementedError), sequences of either. Each call moves
+# fresh carriers, so a successful move releases only what the call drew.
+MOVE_ARGUMENTS = args(
+    st.one_of(TENSORS, st.lists(TENSORS, max_size=2), ANY),
+    st.one_of(CARRIERS, st.lists(CARRIERS, max_size=2).map(tuple), ANY),
+)
+# A failed copy hook's error reaches wait(); a destination file that cannot grow is OSError.
+MOVE_ACCEPTED = (T, V, R, N, M, OS)
+
 ENTRY_POINTS: dict[str, Target] = {
     # core-layout
     "Layout.__init__": Target((T, V), args(TREES, TREES), keywords=("shape", "stride")),
@@ -384,9 +428,10 @@ ENTRY_POINTS: dict[str, Target] = {
     "MoveOperation.__init__": Target((T,)),
     # A classmethod: called on MoveOperation itself (object.__init_subclass__ refuses keywords).
     "MoveOperation.__init_subclass__": Target((T,)),
-    # Not implemented on the base (NotImplementedError); a copy arrives with move.
+    # Outside a move, _copy has no transfer to run (RuntimeError); the base's is not
+    # implemented (NotImplementedError).
     "MoveOperation._copy": Target(
-        (T, N),
+        (T, N, R),
         args(st.one_of(TENSORS, ANY), st.one_of(CARRIERS, ANY), st.one_of(TENSORS, ANY), INTS),
         OPERATIONS,
         ("tensor", "destination", "output", "element_count"),
@@ -413,6 +458,19 @@ ENTRY_POINTS: dict[str, Target] = {
         OWN_PAIRS.map(lambda pair: (pair, {})),
         keywords=("source_class", "destination_class"),
     ),
+    # interop-movement: the request path. A handle's class has no constructor.
+    "move": Target(MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")),
+    "move_async": Target(MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")),
+    "carriers.move.move": Target(MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")),
+    "carriers.move.move_async": Target(
+        MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")
+    ),
+    "AwaitResult.__init__": Target((T,)),
+    "AwaitMove.__init__": Target((T,)),
+    "carriers.move.AwaitResult": Target((T,)),
+    "carriers.move.AwaitMove": Target((T,)),
+    # A failed move's wait() raises the hook's error.
+    "AwaitResult.wait": Target((T, _FuzzHookError), receivers=HANDLES),
     # core-tensor-representation
     # A released carrier is RuntimeError (core-tensor-representation).
     "Tensor.__init__": Target(
@@ -471,6 +529,7 @@ PROPERTY_READERS = {
     "Carrier": CARRIERS,
     "FileBacked": FILE_BACKED_CARRIERS,
     "MoveOperation": OPERATIONS,
+    "AwaitResult": HANDLES,
     "Tensor": TENSORS,
 }
 
