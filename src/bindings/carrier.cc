@@ -164,38 +164,16 @@ CarrierPyClass<C> bind_carrier_class(py::module_& m, const char* name, const cha
 }
 
 // Defines C's __init__(Args...). `convert` turns the Python arguments into a
-// tuple of C's constructor arguments. An instance of C itself is a C; an
-// instance of a Python subclass is a PyCarrier<C> holding the subclass's
-// descriptor. (py::init cannot see the instance's exact class, so this uses
-// the hook py::init is built on: a new-style constructor receiving the
-// instance's value_and_holder.)
+// tuple of C's constructor arguments; construct_exact (class_map.h) makes a C
+// or, for a Python subclass, a PyCarrier<C> holding its descriptor.
 template <class C, class... Args, class Convert, class... Extra>
 void def_carrier_init(CarrierPyClass<C>& cls, Convert convert, const Extra&... extra) {
   cls.def(
       "__init__",
       [convert](py::detail::value_and_holder& v_h, Args... args) {
-        auto arguments = convert(std::move(args)...);
-        auto* exact_type = reinterpret_cast<PyObject*>(Py_TYPE(v_h.inst));
         // The storage is allocated and filled without the GIL.
-        if (exact_type == reinterpret_cast<PyObject*>(v_h.type->type)) {
-          py::detail::initimpl::construct<CarrierPyClass<C>>(
-              v_h, without_gil([&] {
-                return std::apply([](auto&&... a) { return std::make_unique<C>(std::move(a)...); },
-                                  std::move(arguments));
-              }),
-              false);
-          return;
-        }
-        const ClassDescriptor& exact = descriptor_for_type(py::handle(exact_type));
-        py::detail::initimpl::construct<CarrierPyClass<C>>(
-            v_h, without_gil([&] {
-              return std::apply(
-                  [&exact](auto&&... a) {
-                    return std::make_unique<PyCarrier<C>>(exact, std::move(a)...);
-                  },
-                  std::move(arguments));
-            }),
-            true);
+        construct_exact<CarrierPyClass<C>, C, PyCarrier<C>>(
+            v_h, convert(std::move(args)...), [](auto make) { return without_gil(make); });
       },
       py::detail::is_new_style_constructor(), extra...);
 }

@@ -18,6 +18,8 @@
 
 #include <memory>
 #include <span>
+#include <tuple>
+#include <utility>
 
 #include "strideweave/carrier/class_descriptor.h"
 
@@ -52,6 +54,36 @@ const ClassDescriptor& descriptor_for_type(pybind11::handle type);
 // The class object registered with `descriptor`. Throws RuntimeError when
 // none is (a core class without a Python class).
 pybind11::object class_for(const ClassDescriptor& descriptor);
+
+// The body of a new-style __init__ of the bound class PyClass (C++ class C,
+// trampoline Alias): constructs a C from `arguments` (a tuple of C's
+// constructor arguments) when the instance's class is C's own, else an
+// Alias(descriptor of the instance's exact class, arguments...), so every
+// instance of a Python subclass holds its descriptor from construction on.
+// `make` runs the construction (e.g. without the GIL). py::init cannot see the
+// instance's exact class; this uses the hook py::init is built on, a
+// constructor receiving the instance's value_and_holder.
+template <class PyClass, class C, class Alias, class Tuple, class Make>
+void construct_exact(pybind11::detail::value_and_holder& v_h, Tuple&& arguments, Make&& make) {
+  auto* exact_type = reinterpret_cast<PyObject*>(Py_TYPE(v_h.inst));
+  if (exact_type == reinterpret_cast<PyObject*>(v_h.type->type)) {
+    pybind11::detail::initimpl::construct<PyClass>(
+        v_h, make([&] {
+          return std::apply([](auto&&... a) { return std::make_unique<C>(std::move(a)...); },
+                            std::move(arguments));
+        }),
+        false);
+    return;
+  }
+  const ClassDescriptor& exact = descriptor_for_type(pybind11::handle(exact_type));
+  pybind11::detail::initimpl::construct<PyClass>(
+      v_h, make([&] {
+        return std::apply(
+            [&exact](auto&&... a) { return std::make_unique<Alias>(exact, std::move(a)...); },
+            std::move(arguments));
+      }),
+      true);
+}
 
 // Sets root.__init_subclass__ to a classmethod giving each Python subclass
 // its descriptor when its class statement completes, then chaining as

@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "class_map.h"
 #include "describe.h"
@@ -40,6 +41,11 @@ class PythonOperation {
 
   // The copy of the built-in class the Python class derives from.
   virtual void builtin_copy(const MoveTransfer& transfer) = 0;
+  // False when that class is MoveOperation itself, which has no copy.
+  virtual bool has_builtin_copy() const = 0;
+  // Sets python_copy: whether the instance's Python class overrides _copy.
+  // Requires the GIL.
+  virtual void find_python_copy() = 0;
 
  protected:
   ~PythonOperation() = default;
@@ -61,6 +67,10 @@ class PyMoveOperation : public Base,
   bool runs_on_worker() const override { return python_copy || Base::runs_on_worker(); }
 
   void builtin_copy(const MoveTransfer& transfer) override { Base::copy(transfer); }
+  bool has_builtin_copy() const override { return !std::is_same_v<Base, MoveOperation>; }
+  void find_python_copy() override {
+    python_copy = static_cast<bool>(py::get_override(static_cast<const Base*>(this), "_copy"));
+  }
 
   void copy(const MoveTransfer& transfer) override {
     if (!python_copy) {
@@ -120,9 +130,9 @@ void expose_pins(py::handle cls, const ClassDescriptor& descriptor) {
 }
 
 // Binds the built-in move operation class C: registered with its static
-// descriptor, its pins exposed (expose_pins), default-constructible (an instance of a Python
-// subclass is a PyMoveOperation<C> holding the subclass's descriptor; see
-// def_carrier_init in carrier.cc for the new-style constructor).
+// descriptor, its pins exposed (expose_pins), default-constructible
+// (construct_exact: an instance of a Python subclass is a PyMoveOperation<C>
+// holding the subclass's descriptor).
 template <class C, class... Bases>
 py::class_<C, Bases..., PyMoveOperation<C>, py::smart_holder> bind_operation_class(
     py::module_& m, const char* name, const char* doc) {
@@ -133,13 +143,8 @@ py::class_<C, Bases..., PyMoveOperation<C>, py::smart_holder> bind_operation_cla
       "__init__",
       [](py::detail::value_and_holder& v_h) {
         using Cls = py::class_<C, Bases..., PyMoveOperation<C>, py::smart_holder>;
-        auto* exact_type = reinterpret_cast<PyObject*>(Py_TYPE(v_h.inst));
-        if (exact_type == reinterpret_cast<PyObject*>(v_h.type->type)) {
-          py::detail::initimpl::construct<Cls>(v_h, std::make_unique<C>(), false);
-          return;
-        }
-        py::detail::initimpl::construct<Cls>(
-            v_h, std::make_unique<PyMoveOperation<C>>(descriptor_for_type(exact_type)), true);
+        construct_exact<Cls, C, PyMoveOperation<C>>(v_h, std::tuple<>(),
+                                                    [](auto make) { return make(); });
       },
       py::detail::is_new_style_constructor());
   return cls;
@@ -182,9 +187,7 @@ std::shared_ptr<MoveOperation> make_move_operation(const ClassDescriptor& operat
     const py::object cls = class_for(operation);
     const py::object instance = cls();
     auto made = instance.cast<std::shared_ptr<MoveOperation>>();
-    if (auto* python = dynamic_cast<PythonOperation*>(made.get())) {
-      python->python_copy = static_cast<bool>(py::get_override(made.get(), "_copy"));
-    }
+    if (auto* python = dynamic_cast<PythonOperation*>(made.get())) python->find_python_copy();
     return made;
   } catch (py::error_already_set& e) {
     throw PythonException(e);
@@ -207,14 +210,22 @@ void bind_move(py::module_& m) {
           "_copy",
           [](MoveOperation& self, py::handle, py::handle, py::handle, py::handle) {
             // Reached by a built-in's own _copy, or by super()._copy(...) from a
-            // Python hook: the C++ copy of the class, for the transfer this
-            // thread is running.
+            // Python hook: the C++ copy of the built-in class, for the transfer
+            // this thread is running. MoveOperation itself has none.
+            auto* python = dynamic_cast<PythonOperation*>(&self);
+            const bool builtin = python != nullptr
+                                     ? python->has_builtin_copy()
+                                     : &self.operation_class() != &MoveOperation::static_class();
+            if (!builtin) {
+              throw NotImplementedError(self.operation_class().name() +
+                                        "._copy is not implemented: a MoveOperation subclass "
+                                        "performs its transfer by overriding _copy");
+            }
             const MoveTransfer* transfer = current_move_transfer();
             if (transfer == nullptr) {
               throw RuntimeError(self.operation_class().name() +
                                  "._copy runs only inside a move, on the thread running it");
             }
-            auto* python = dynamic_cast<PythonOperation*>(&self);
             without_gil([&] {
               if (python != nullptr) {
                 python->builtin_copy(*transfer);

@@ -7,6 +7,7 @@
 #include "gil.h"
 #include "move.h"
 #include "python_exception.h"
+#include "self_arg.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
 
@@ -109,7 +110,7 @@ void bind_move_request(py::module_& m) {
                           "The read-only completion handle of a framework-created request: "
                           "done, and wait() returning the result or raising the failure.")
       .def_property_readonly("done", &AwaitResult::done)
-      .def("wait", &AwaitResult::wait,
+      .def("wait", &AwaitResult::wait, self_not_none,
            "Blocks (without the GIL) until the terminal outcome; returns the identical result "
            "or raises the identical exception on every call.");
   py::class_<AwaitMove, AwaitResult>(m, "AwaitMove",

@@ -327,6 +327,14 @@ void Carrier::release_pinned(uint64_t pin_id) {
   end_pin_locked();
 }
 
+void Carrier::mark_pin_written(uint64_t pin_id) {
+  std::lock_guard lock(mu_);
+  if (pin_id_ != pin_id) {
+    throw RuntimeError("a write mark through an ended lease of " + label());
+  }
+  pin_wrote_ = true;
+}
+
 Carrier::WritePath Carrier::effective_path_locked(const WritePath& path) const {
   if (path.kind != WritePath::Kind::kPublic || pin_id_ == 0) return path;
   for (const auto& [carrier, pin] : admitted_pins) {
@@ -385,6 +393,11 @@ void Lease::release() {
   pinned.release_pinned(pin_id_);
   carrier_.reset();
   pin_id_ = 0;
+}
+
+void Lease::mark_written() {
+  Carrier& pinned = carrier();
+  pinned.mark_pin_written(pin_id_);
 }
 
 Lease::Admission::Admission(const Carrier* carrier, uint64_t pin_id) {

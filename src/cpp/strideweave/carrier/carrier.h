@@ -276,6 +276,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void allocate_via(const WritePath& path, int64_t n);
   void end_pin(uint64_t pin_id) noexcept;
   void release_pinned(uint64_t pin_id);
+  void mark_pin_written(uint64_t pin_id);
 
   // `path`, or the lease path of the active pin when `path` is public and the
   // calling thread holds an admission of that pin. Caller holds mu_.
@@ -377,6 +378,12 @@ class Lease {
   // nothing else. Throws RuntimeError naming the operation once the lease has
   // ended.
   void release();
+
+  // Counts the pin as having written, so that its end increments the version
+  // even when no write was needed (a move of nothing still publishes a new
+  // value of the destination). Throws RuntimeError naming the operation once
+  // the lease has ended.
+  void mark_written();
 
   // Marks the calling thread as acting for this lease until destroyed (see
   // the class comment). Admissions nest; each must be destroyed on the thread

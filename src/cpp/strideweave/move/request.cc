@@ -120,6 +120,7 @@ void MoveRequest::run() noexcept {
       const RunningTransfer running(transfer_);
       operation_->copy(transfer_);
     }
+    destination_lease_->mark_written();  // one mutation, whatever the copy wrote
     destination_lease_->end();
     source_lease_->release();
     completion_.succeed(transfer_.output);

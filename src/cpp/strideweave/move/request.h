@@ -29,8 +29,9 @@
 // after it is a terminal failure).
 //
 // Terminal commit, exactly once, on the thread that finishes the copy:
-//   success: the destination's pin ends (its version increments once: the
-//     move's writes count as one mutation), the source is released through
+//   success: the destination's pin ends and its version increments by
+//     exactly one (the move's writes count as one mutation, also when there
+//     were none), the source is released through
 //     its lease (its version unchanged), then success is recorded with the
 //     output Tensor;
 //   failure: both pins end (the destination's version increments once when

@@ -65,6 +65,17 @@ TEST(MoveRequest, a_broadcast_needs_only_its_cosize) {
   EXPECT_EQ(result->values(), floats({4, 5, 4, 5, 4, 5}));
 }
 
+TEST(MoveRequest, a_move_of_nothing_still_counts_one_mutation) {
+  auto source = std::make_shared<CPU>(DType::Float32(), 2);
+  auto destination = std::make_shared<Generic>(DType::Float32(), 1);
+  const auto result =
+      wait(MoveRequest::initiate(Tensor::make(source, Layout(0)), destination, builtin));
+  EXPECT_EQ(result->values(), floats({}));
+  EXPECT_EQ(destination->version(), 1u);
+  EXPECT_EQ(destination->slots(), 1);
+  EXPECT_TRUE(source->is_released());
+}
+
 TEST(MoveRequest, bulk_routes_move_through_a_file_and_back) {
   auto source = std::make_shared<CPU>(DType::Float32(), std::nullopt, floats({1, 2, 3, 4, 5}));
   const Layout strided(IntTuple::tuple({2}), IntTuple::tuple({2}));
