@@ -33,6 +33,7 @@ import hypothesis.strategies as st
 from hypothesis import HealthCheck, given, settings
 
 import strideweave as sw
+import strideweave.carriers.move
 from property_tests import strategies as S
 
 # Each target runs the profile's max_examples divided by this (ci: 100, thorough: 1000):
@@ -56,11 +57,28 @@ NEEDS_NO_TARGET = {
 
 # Class attributes that are not entry points: Python's bookkeeping and pybind11's.
 CLASS_BOOKKEEPING = {"__doc__", "__module__", "__dict__", "__weakref__", "_pybind11_conduit_v1_"}
+# Class attributes that are data, each with its reason.
+CLASS_DATA = {
+    "source_class": "a move operation class's pin: a carrier class or None",
+    "destination_class": "a move operation class's pin: a carrier class or None",
+}
+# Modules below the package whose public functions are entry points too, named
+# "<module path>.<function>" ("carriers.move.dispatch_move").
+SUBMODULES = ("carriers.move",)
+
+
+def resolve(path: str) -> Any:
+    """The object at the dotted ``path`` below the package ("carriers.move", "Layout")."""
+    obj: Any = sw
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
 
 
 def public_entry_points() -> set[str]:
-    """Every public function of strideweave and every attribute its classes define."""
-    names = set()
+    """Every public function of strideweave and of its SUBMODULES, and every attribute its
+    classes define."""
+    names = {f"{module}.{name}" for module in SUBMODULES for name in resolve(module).__all__}
     for name in dir(sw):
         if name.startswith("_") or name in NEEDS_NO_TARGET:
             continue
@@ -69,7 +87,7 @@ def public_entry_points() -> set[str]:
             names.add(name)
             continue
         for member in vars(obj):
-            if member not in CLASS_BOOKKEEPING:
+            if member not in CLASS_BOOKKEEPING and member not in CLASS_DATA:
                 names.add(f"{name}.{member}")
     return names
 
@@ -214,7 +232,91 @@ class Target:
 
 # The exception types, abbreviated to keep the table readable.
 T, V, R, M, OS = TypeError, ValueError, RuntimeError, MemoryError, OSError
-IX, B, N = IndexError, BufferError, NotImplementedError
+IX, B, N, K = IndexError, BufferError, NotImplementedError, KeyError
+
+
+# The legacy move registry is process-global: registry targets name carrier classes only
+# they use, so the entries they add collide with no one's, and unregistration gets
+# plausible arguments only (never a built-in entry's pair).
+class _FuzzSource(sw.Generic):
+    pass
+
+
+class _FuzzDestination(sw.CPU):
+    pass
+
+
+class _FuzzMove(sw.MoveOperation):
+    pass
+
+
+OPERATION_CLASSES = st.sampled_from(
+    [
+        sw.MoveOperation,
+        sw.ElementwiseMoveOperation,
+        sw.CpuToFileBackedMoveOperation,
+        sw.FileBackedToCpuMoveOperation,
+        _FuzzMove,
+    ]
+)
+OPERATIONS = OPERATION_CLASSES.map(lambda cls: cls())
+_OWN_CARRIER_CLASSES = st.sampled_from([_FuzzSource, _FuzzDestination])
+_ANY_CLASSES = st.one_of(
+    st.sampled_from([sw.Carrier, sw.CPU, sw.Generic, sw.FileBacked, _FuzzSource]),
+    OPERATION_CLASSES,
+    ANY,
+)
+# (source_class, destination_class): at least one of them the targets' own, either side.
+OWN_PAIRS = st.tuples(_OWN_CARRIER_CLASSES, _ANY_CLASSES, st.booleans()).map(
+    lambda drawn: drawn[:2] if drawn[2] else drawn[1::-1]
+)
+REGISTRATIONS = st.tuples(OWN_PAIRS, st.one_of(OPERATION_CLASSES, _ANY_CLASSES)).map(
+    lambda drawn: ((*drawn[0], drawn[1]), {})
+)
+
+
+class _FuzzFailingSource(sw.Generic):
+    pass
+
+
+class _FuzzHookError(Exception):
+    """What the fuzz suite's failing copy hook raises: a failed handle's recorded error."""
+
+
+class _FuzzFailingMove(sw.MoveOperation):
+    def _copy(self, tensor, destination, output, element_count):
+        raise _FuzzHookError("the fuzz suite's copy hook fails")
+
+
+def _failed_handle(n: int) -> sw.AwaitMove:
+    """A handle whose move failed in its copy hook (the registration is scoped to the call,
+    and the failed move unpins both carriers)."""
+    source = _FuzzFailingSource(sw.Int32, values=list(range(n)))
+    with strideweave.carriers.move.registered_move_operation(
+        _FuzzFailingSource, sw.Generic, _FuzzFailingMove
+    ):
+        return sw.move_async(sw.Tensor(source, sw.Layout(n)), sw.Generic(sw.Int32))
+
+
+def _move_handle(tensor: sw.Tensor, destination_class: type) -> sw.AwaitMove:
+    """A handle of a move of ``tensor`` into an empty ``destination_class`` carrier: done
+    or pending (the bulk FileBacked routes run on the process pool)."""
+    return sw.move_async(tensor, destination_class(tensor.dtype))
+
+
+HANDLES = st.one_of(
+    st.builds(_move_handle, S.tensors(carrier_classes=S.STORING_CARRIERS), S.STORING_CARRIERS),
+    st.builds(_failed_handle, st.integers(0, 4)),
+)
+# move and move_async: live, released and owned carriers of every kind, tensors of every
+# kind (multi-subtensor ones: NotImplementedError), sequences of either. Each call moves
+# fresh carriers, so a successful move releases only what the call drew.
+MOVE_ARGUMENTS = args(
+    st.one_of(TENSORS, st.lists(TENSORS, max_size=2), ANY),
+    st.one_of(CARRIERS, st.lists(CARRIERS, max_size=2).map(tuple), ANY),
+)
+# A failed copy hook's error reaches wait(); a destination file that cannot grow is OSError.
+MOVE_ACCEPTED = (T, V, R, N, M, OS)
 
 ENTRY_POINTS: dict[str, Target] = {
     # core-layout
@@ -322,6 +424,53 @@ ENTRY_POINTS: dict[str, Target] = {
         keywords=("dtype", "n", "path", "values", "mutable"),
         arbitrary_arguments=False,
     ),
+    # interop-movement: move operation classes and the legacy move registry
+    "MoveOperation.__init__": Target((T,)),
+    # A classmethod: called on MoveOperation itself (object.__init_subclass__ refuses keywords).
+    "MoveOperation.__init_subclass__": Target((T,)),
+    # Outside a move, _copy has no transfer to run (RuntimeError); the base's is not
+    # implemented (NotImplementedError).
+    "MoveOperation._copy": Target(
+        (T, N, R),
+        args(st.one_of(TENSORS, ANY), st.one_of(CARRIERS, ANY), st.one_of(TENSORS, ANY), INTS),
+        OPERATIONS,
+        ("tensor", "destination", "output", "element_count"),
+    ),
+    "ElementwiseMoveOperation.__init__": Target((T,)),
+    "CpuToFileBackedMoveOperation.__init__": Target((T,)),
+    "FileBackedToCpuMoveOperation.__init__": Target((T,)),
+    # A definition-backed carrier class is RuntimeError, a registered pair ValueError, an
+    # unregistered one KeyError (interop-movement).
+    "carriers.move.register_move_operation": Target(
+        (T, V, R), REGISTRATIONS, keywords=("source_class", "destination_class", "operation_class")
+    ),
+    "carriers.move.registered_move_operation": Target(
+        (T, V, R), REGISTRATIONS, keywords=("source_class", "destination_class", "operation_class")
+    ),
+    "carriers.move.unregister_move_operation": Target(
+        (T, K, R),
+        OWN_PAIRS.map(lambda pair: (pair, {})),
+        keywords=("source_class", "destination_class"),
+        arbitrary_arguments=False,
+    ),
+    "carriers.move.dispatch_move": Target(
+        (T, R),
+        OWN_PAIRS.map(lambda pair: (pair, {})),
+        keywords=("source_class", "destination_class"),
+    ),
+    # interop-movement: the request path. A handle's class has no constructor.
+    "move": Target(MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")),
+    "move_async": Target(MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")),
+    "carriers.move.move": Target(MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")),
+    "carriers.move.move_async": Target(
+        MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")
+    ),
+    "AwaitResult.__init__": Target((T,)),
+    "AwaitMove.__init__": Target((T,)),
+    "carriers.move.AwaitResult": Target((T,)),
+    "carriers.move.AwaitMove": Target((T,)),
+    # A failed move's wait() raises the hook's error.
+    "AwaitResult.wait": Target((T, _FuzzHookError), receivers=HANDLES),
     # core-tensor-representation
     # A released carrier is RuntimeError (core-tensor-representation).
     "Tensor.__init__": Target(
@@ -379,6 +528,8 @@ PROPERTY_READERS = {
     "VersionToken": TOKENS,
     "Carrier": CARRIERS,
     "FileBacked": FILE_BACKED_CARRIERS,
+    "MoveOperation": OPERATIONS,
+    "AwaitResult": HANDLES,
     "Tensor": TENSORS,
 }
 
@@ -424,8 +575,8 @@ class Case:
     def __init__(self, entry: str, receiver: object, call_args: tuple, kwargs: dict) -> None:
         self.entry, self.receiver, self.args, self.kwargs = entry, receiver, call_args, kwargs
         owner, _, self.member = entry.rpartition(".")
-        self.owner = getattr(sw, owner) if owner else None
-        self.bound = self.owner is not None and self.member != "__init__"
+        self.owner = resolve(owner) if owner else None
+        self.bound = inspect.isclass(self.owner) and self.member != "__init__"
         if self.bound and isinstance(vars(self.owner)[self.member], (staticmethod, classmethod)):
             self.bound = False
 
@@ -440,8 +591,8 @@ class Case:
         return f"sw.{self.entry}({', '.join([S.describe(self.receiver), *parts])})"
 
     def run(self) -> object:
-        if self.owner is None:
-            return getattr(sw, self.member)(*self.args, **self.kwargs)
+        if not inspect.isclass(self.owner):
+            return getattr(self.owner or sw, self.member)(*self.args, **self.kwargs)
         if self.member == "__init__":
             return self.owner(*self.args, **self.kwargs)
         function = getattr(self.owner, self.member)

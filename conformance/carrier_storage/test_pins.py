@@ -1,5 +1,7 @@
 """carrier-storage: pins of operations in progress, their leases, and release while pinned."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -94,24 +96,26 @@ def test_refuse_to_pin_a_pinned_or_released_carrier(cls):
     assert c.pinned_by is None and c.is_released
 
 
-@pytest.mark.spec(f"{PIN}/write-through-the-lease", f"{PIN}#4", f"{PIN}#5")
+@pytest.mark.spec(f"{PIN}/write-through-the-lease", f"{PIN}#4", f"{PIN}#5", f"{PIN}#6")
 @pytest.mark.parametrize("cls", BUILTINS)
 def test_write_through_the_lease(cls):
     c = cls(sw.Int32, 4)
     with c._pin(OPERATION) as lease:
         assert lease.operation == OPERATION and lease.active
         lease.write_range(1, [7, 8])
-        assert c.tolist() == [0, 7, 8, 0] and c.version == 1
+        assert c.tolist() == [0, 7, 8, 0] and c.version == 0
         lease.write_range(0, np.array([6], dtype=np.int32))
         lease.write(3, 9)
-        assert c.tolist() == [6, 7, 8, 9] and c.version == 3
+        assert c.tolist() == [6, 7, 8, 9] and c.version == 0
     assert not lease.active
+    assert c.version == 1  # the pin's writes count once, when it ends
     c.write(0, 1)
+    assert c.version == 2
     c.release()
     assert c.is_released
 
 
-@pytest.mark.spec(f"{PIN}#4")
+@pytest.mark.spec(f"{PIN}#4", f"{PIN}#6")
 @pytest.mark.parametrize("cls", BUILTINS)
 def test_the_lease_follows_the_entry_points_rules(cls):
     c = cls(sw.Int32, 2)
@@ -124,7 +128,12 @@ def test_the_lease_follows_the_entry_points_rules(cls):
     empty = cls(sw.Int32)
     with empty._pin(OPERATION) as lease:
         lease.allocate(3)
-        assert empty.slots == 3 and empty.version == 1
+        assert empty.slots == 3 and empty.version == 0
+    assert empty.version == 1
+    with c._pin(OPERATION) as lease:
+        with pytest.raises(IndexError):
+            lease.write(5, 1)
+    assert c.version == 0  # a pin whose writes all failed changed nothing
 
 
 @pytest.mark.spec(f"{PIN}#4")
@@ -204,3 +213,57 @@ def test_refuse_to_take_ownership_of_a_pinned_carrier():
         assert c.owner is None
     owner.take_ownership(c)
     assert c.owner is owner
+
+
+@pytest.mark.spec(f"{PIN}#7")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_a_lease_admits_the_public_entry_points_on_its_thread(cls):
+    c = cls(sw.Int32, 3)
+    other_thread_errors = []
+
+    def hook():
+        c.write(0, 5)
+        c.write_range(1, [6, 7])
+        worker = threading.Thread(target=lambda: _record_refusal(c, other_thread_errors))
+        worker.start()
+        worker.join()
+
+    with c._pin(OPERATION) as lease:
+        lease._admitted(hook)
+        assert c.version == 0
+        with pytest.raises(RuntimeError) as info:  # the admission ended with the call
+            c.write(0, 1)
+        assert f"pinned by {OPERATION}" in str(info.value)
+    assert c.tolist() == [5, 6, 7] and c.version == 1
+    assert len(other_thread_errors) == 1
+    assert f"pinned by {OPERATION}" in other_thread_errors[0]
+
+
+def _record_refusal(c, errors):
+    try:
+        c.write(2, 9)
+    except RuntimeError as e:
+        errors.append(str(e))
+
+
+@pytest.mark.spec(f"{PIN}#7")
+def test_an_admission_fails_in_its_hook_without_writing_another_carrier():
+    pinned, other = sw.CPU(sw.Int32, 1), sw.CPU(sw.Int32, 1)
+    with other._pin("elsewhere"), pinned._pin(OPERATION) as lease:
+        with pytest.raises(RuntimeError) as info:
+            lease._admitted(lambda: other.write(0, 1))
+        assert "pinned by elsewhere" in str(info.value)
+    assert other.tolist() == [0] and other.version == 0 and pinned.version == 0
+
+
+@pytest.mark.spec(f"{PIN}#8")
+@pytest.mark.parametrize("cls", BUILTINS)
+def test_release_through_the_lease(cls):
+    c = cls(sw.Float32, values=[1.0, 2.0])
+    lease = c._pin(OPERATION)
+    lease.release()
+    assert c.is_released and c.slots == 0 and c.pinned_by is None and c.version == 0
+    assert not lease.active
+    with pytest.raises(RuntimeError) as info:
+        lease.release()
+    assert OPERATION in str(info.value) and "ended" in str(info.value)

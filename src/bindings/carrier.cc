@@ -1,11 +1,11 @@
 // Python binding of spec/carrier-storage: Carrier, Generic, CPU, FileBacked,
 // ClassDescriptor and version tokens.
 //
-// Exact classes: every built-in Python class is registered with its C++
-// static descriptor by bind_carrier_class (module import fails when a core
-// built-in has no Python class); a Python subclass gets its own descriptor
-// when its class statement completes (Carrier.__init_subclass__), and each
-// instance is constructed as the trampoline PyCarrier holding that
+// Exact classes (class_map.h): every built-in Python class is registered
+// with its C++ static descriptor by bind_carrier_class (module import fails
+// when a core built-in has no Python class); a Python subclass gets its own
+// descriptor when its class statement completes (Carrier.__init_subclass__),
+// and each instance is constructed as the trampoline PyCarrier holding that
 // descriptor, so naming an instance's class never needs the GIL. The
 // trampoline routes the overridable hooks (dlpack_info, new_like) to Python.
 #include "carrier.h"
@@ -13,14 +13,13 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
-#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 
 #include "buffer_convert.h"
+#include "class_map.h"
 #include "describe.h"
 #include "gil.h"
 #include "int_convert.h"
@@ -38,36 +37,10 @@ namespace strideweave::bindings {
 
 namespace {
 
-// A registered carrier class: a built-in's static descriptor, or the one
-// descriptor created for a Python subclass (owned here, never destroyed).
-struct ClassRecord {
-  py::object type;  // keeps the class object, and so its address, alive
-  const ClassDescriptor* descriptor;
-};
-
-// Every carrier class object with a descriptor; touched only with the GIL held.
-// It stays in the binding because it keys on Python class objects; the core
-// sees only the descriptors.
-std::unordered_map<PyObject*, ClassRecord>& carrier_classes() {
-  static auto* classes = new std::unordered_map<PyObject*, ClassRecord>();
-  return *classes;
-}
-
-void register_class(py::handle type, const ClassDescriptor& descriptor) {
-  carrier_classes().insert_or_assign(
-      type.ptr(), ClassRecord{py::reinterpret_borrow<py::object>(type), &descriptor});
-}
-
-// Fails the import when a built-in of the core has no Python class.
-void require_builtins_registered() {
-  for (const ClassDescriptor* builtin : builtin_carrier_classes()) {
-    const bool bound =
-        std::any_of(carrier_classes().begin(), carrier_classes().end(),
-                    [&](const auto& entry) { return entry.second.descriptor == builtin; });
-    if (!bound) {
-      throw RuntimeError("the built-in carrier class " + builtin->name() + " has no Python class");
-    }
-  }
+// The descriptor of a Python subclass of a carrier class.
+std::unique_ptr<ClassDescriptor> carrier_subclass(py::handle type, const ClassDescriptor& parent) {
+  return ClassDescriptor::carrier(type.attr("__qualname__").cast<std::string>(), &parent,
+                                  ClassDescriptor::Definition::kOpen);
 }
 
 const char* definition_state_name(ClassDescriptor::Definition state) {
@@ -191,38 +164,16 @@ CarrierPyClass<C> bind_carrier_class(py::module_& m, const char* name, const cha
 }
 
 // Defines C's __init__(Args...). `convert` turns the Python arguments into a
-// tuple of C's constructor arguments. An instance of C itself is a C; an
-// instance of a Python subclass is a PyCarrier<C> holding the subclass's
-// descriptor. (py::init cannot see the instance's exact class, so this uses
-// the hook py::init is built on: a new-style constructor receiving the
-// instance's value_and_holder.)
+// tuple of C's constructor arguments; construct_exact (class_map.h) makes a C
+// or, for a Python subclass, a PyCarrier<C> holding its descriptor.
 template <class C, class... Args, class Convert, class... Extra>
 void def_carrier_init(CarrierPyClass<C>& cls, Convert convert, const Extra&... extra) {
   cls.def(
       "__init__",
       [convert](py::detail::value_and_holder& v_h, Args... args) {
-        auto arguments = convert(std::move(args)...);
-        auto* exact_type = reinterpret_cast<PyObject*>(Py_TYPE(v_h.inst));
         // The storage is allocated and filled without the GIL.
-        if (exact_type == reinterpret_cast<PyObject*>(v_h.type->type)) {
-          py::detail::initimpl::construct<CarrierPyClass<C>>(
-              v_h, without_gil([&] {
-                return std::apply([](auto&&... a) { return std::make_unique<C>(std::move(a)...); },
-                                  std::move(arguments));
-              }),
-              false);
-          return;
-        }
-        const ClassDescriptor& exact = descriptor_for_type(py::handle(exact_type));
-        py::detail::initimpl::construct<CarrierPyClass<C>>(
-            v_h, without_gil([&] {
-              return std::apply(
-                  [&exact](auto&&... a) {
-                    return std::make_unique<PyCarrier<C>>(exact, std::move(a)...);
-                  },
-                  std::move(arguments));
-            }),
-            true);
+        construct_exact<CarrierPyClass<C>, C, PyCarrier<C>>(
+            v_h, convert(std::move(args)...), [](auto make) { return without_gil(make); });
       },
       py::detail::is_new_style_constructor(), extra...);
 }
@@ -309,33 +260,6 @@ void write_range(Carrier& c, int64_t first, py::handle values) {
 
 }  // namespace
 
-const ClassDescriptor* registered_descriptor(py::handle type) {
-  const auto& classes = carrier_classes();
-  const auto it = classes.find(type.ptr());
-  return it == classes.end() ? nullptr : it->second.descriptor;
-}
-
-const ClassDescriptor& descriptor_for_type(py::handle type) {
-  if (const ClassDescriptor* known = registered_descriptor(type)) return *known;
-  const py::handle carrier_type = py::type::of<Carrier>();
-  const ClassDescriptor* parent = nullptr;
-  const py::tuple mro = type.attr("__mro__");
-  for (std::size_t i = 1; i < mro.size() && parent == nullptr; ++i) {
-    if (PyObject_IsSubclass(mro[i].ptr(), carrier_type.ptr()) == 1) {
-      parent = &descriptor_for_type(mro[i]);
-    }
-  }
-  if (parent == nullptr) {
-    throw TypeError(object_repr(type) + " is not a Carrier class");
-  }
-  const ClassDescriptor& created =
-      *ClassDescriptor::carrier(type.attr("__qualname__").cast<std::string>(), parent,
-                                ClassDescriptor::Definition::kOpen)
-           .release();
-  register_class(type, created);
-  return created;
-}
-
 void bind_carriers(py::module_& m) {
   py::class_<ClassDescriptor>(m, "ClassDescriptor",
                               "The runtime descriptor of one exact carrier or move-operation "
@@ -377,20 +301,9 @@ void bind_carriers(py::module_& m) {
       });
 
   py::class_<Carrier, py::smart_holder> carrier(m, "Carrier", "The base of every carrier class.");
+  register_family(DescriptorKind::kCarrier, &carrier_subclass);
   register_class(carrier, Carrier::static_class());
-  // A classmethod (as in a class body): gives each Python subclass its
-  // descriptor when its class statement completes, then chains as
-  // object.__init_subclass__ expects.
-  carrier.attr("__init_subclass__") = py::reinterpret_steal<py::object>(PyClassMethod_New(
-      py::cpp_function(
-          [](py::handle cls, const py::kwargs& kwargs) {
-            descriptor_for_type(cls);
-            const py::object base =
-                py::module_::import("builtins").attr("super")(py::type::of<Carrier>(), cls);
-            base.attr("__init_subclass__")(**kwargs);
-          },
-          py::name("__init_subclass__"))
-          .ptr()));
+  install_init_subclass(carrier);
   carrier
       .def_property_readonly_static(
           "carrier_class",
@@ -445,6 +358,17 @@ void bind_carriers(py::module_& m) {
           py::arg("first"), py::arg("values"))
       .def("allocate", &Lease::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>())
       .def("end", &Lease::end, self_not_none)
+      .def("release", &Lease::release, self_not_none,
+           "Releases the pinned carrier and ends the pin in one step.")
+      .def(
+          "_admitted",
+          [](const Lease& l, const py::function& hook) {
+            const Lease::Admission admission = l.admit();
+            return hook();
+          },
+          py::arg("hook"),
+          "Calls hook() with the public entry points of the pinned carrier admitted on this "
+          "thread as writes through the lease (what the move machinery does around _copy).")
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](Lease& l, const py::args&) { l.end(); });
 
@@ -459,7 +383,7 @@ void bind_carriers(py::module_& m) {
       py::arg("path") = py::none())
       .def_property_readonly("path", &FileBacked::path);
 
-  require_builtins_registered();
+  require_registered(builtin_carrier_classes());
   m.def(
       "_builtin_carrier_classes",
       [] {

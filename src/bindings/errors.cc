@@ -1,5 +1,6 @@
 #include "errors.h"
 
+#include "python_exception.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave::bindings {
@@ -48,6 +49,12 @@ void set_python_error(const Error& e) {
   Py_DECREF(error);
 }
 
+// Raises the identical exception object a PythonException carries.
+void set_python_error(const PythonException& e) {
+  const pybind11::object object = e.object();
+  PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(object.ptr())), object.ptr());
+}
+
 }  // namespace
 
 void set_python_error_from_current_exception() noexcept {
@@ -55,6 +62,8 @@ void set_python_error_from_current_exception() noexcept {
     throw;
   } catch (pybind11::error_already_set& e) {
     e.restore();
+  } catch (const PythonException& e) {
+    set_python_error(e);
   } catch (const Error& e) {
     set_python_error(e);
   } catch (const pybind11::builtin_exception& e) {
@@ -72,6 +81,8 @@ void register_error_translation(pybind11::module_& /*m*/) {
   pybind11::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const PythonException& e) {
+      set_python_error(e);
     } catch (const Error& e) {
       set_python_error(e);
     }

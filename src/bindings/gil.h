@@ -5,6 +5,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
+
 namespace strideweave::bindings {
 
 // Holds the GIL for one call into Python, or nothing once the interpreter is
@@ -60,5 +62,24 @@ auto without_gil(F&& f) {
 }
 
 inline constexpr double kExitGraceSeconds = 1.0;
+
+// `object`, behind a pointer whose last release (on any thread) takes the GIL
+// through ExitSafeGil before dropping `object`, and leaks it once the
+// interpreter is exiting. For objects that may keep Python objects alive (a
+// carrier or move operation of a Python subclass, a Tensor over one) and are
+// handed to work that may finish on a pool worker: pybind11 would otherwise
+// take the GIL for the last release in a way that is not exit-safe.
+template <class T>
+std::shared_ptr<T> released_with_gil(std::shared_ptr<T> object, const char* what) {
+  T* raw = object.get();
+  return std::shared_ptr<T>(raw, [keep = std::move(object), what](T*) mutable {
+    const ExitSafeGil gil(what);
+    if (gil) {
+      keep.reset();
+    } else {
+      new std::shared_ptr<T>(std::move(keep));  // deliberately leaked: the interpreter is exiting
+    }
+  });
+}
 
 }  // namespace strideweave::bindings

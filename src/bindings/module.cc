@@ -8,6 +8,8 @@
 #include "errors.h"
 #include "gil.h"
 #include "layout.h"
+#include "move.h"
+#include "move_request.h"
 #include "tensor.h"
 #include "testing.h"
 
@@ -17,6 +19,8 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_layout(m);
   strideweave::bindings::bind_dtype(m);
   strideweave::bindings::bind_carriers(m);
+  strideweave::bindings::bind_move(m);
+  strideweave::bindings::bind_move_request(m);
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);

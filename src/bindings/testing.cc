@@ -7,9 +7,11 @@
 #include <thread>
 
 #include "carrier.h"
+#include "class_map.h"
 #include "gil.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/exec/thread_pool.h"
+#include "strideweave/move/move_operation.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -113,6 +115,15 @@ void bind_testing(py::module_& m) {
         "The number of workers of the process-wide pool (started or to be started).");
   t.def("call_under_carrier_lock", &call_under_carrier_lock, py::arg("carrier"), py::arg("fn"),
         "Attempts fn() through the GIL helper while holding carrier's lock (refused).");
+
+  t.def(
+      "operation_class_of",
+      [](const MoveOperation& operation) -> const ClassDescriptor& {
+        return operation.operation_class();
+      },
+      py::arg("operation"), py::return_value_policy::reference,
+      "The descriptor the core reports for a move operation instance (its C++ "
+      "operation_class()).");
 }
 
 }  // namespace strideweave::bindings

@@ -6,7 +6,19 @@ and ``strideweave.tensors`` (core-tensor-representation) and
 ``strideweave.carriers`` (carrier-storage).
 """
 
-from strideweave.carriers import CPU, Carrier, ClassDescriptor, FileBacked, Generic, VersionToken
+from strideweave.carriers import (
+    CPU,
+    Carrier,
+    ClassDescriptor,
+    CpuToFileBackedMoveOperation,
+    ElementwiseMoveOperation,
+    FileBacked,
+    FileBackedToCpuMoveOperation,
+    Generic,
+    MoveOperation,
+    VersionToken,
+)
+from strideweave.carriers.move import AwaitMove, AwaitResult, move, move_async
 from strideweave.dtypes import Any, Bool, DType, Float32, Floating, Int32, compound
 from strideweave.layout import (
     Layout,
@@ -30,16 +42,22 @@ __version__ = "0.1.0"
 __all__ = [
     "CPU",
     "Any",
+    "AwaitMove",
+    "AwaitResult",
     "Bool",
     "Carrier",
     "ClassDescriptor",
+    "CpuToFileBackedMoveOperation",
     "DType",
+    "ElementwiseMoveOperation",
     "FileBacked",
+    "FileBackedToCpuMoveOperation",
     "Float32",
     "Floating",
     "Generic",
     "Int32",
     "Layout",
+    "MoveOperation",
     "Tensor",
     "VersionToken",
     "arange",
@@ -52,6 +70,8 @@ __all__ = [
     "idx2crd",
     "logical_divide",
     "logical_product",
+    "move",
+    "move_async",
     "right_inverse",
     "tensor",
     "tiled_divide",

@@ -5,6 +5,7 @@ import pathlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any as _Any
 from typing import ClassVar, Literal, SupportsIndex, TypeAlias, TypeVar, overload
+from typing import Generic as _Generic
 
 from typing_extensions import Buffer as _Buffer
 
@@ -14,6 +15,7 @@ _Scalar: TypeAlias = bool | int | float
 _Value: TypeAlias = _Scalar | tuple[_Scalar, ...]
 _Tiler: TypeAlias = Layout | Sequence[Layout]
 _B = TypeVar("_B", bound=_Buffer)
+_T_co = TypeVar("_T_co", covariant=True)
 
 # -- core-layout ----------------------------------------------------------------
 
@@ -140,6 +142,7 @@ class _Lease:
     def write_range(self, first: int, values: Iterable[_Value] | _Buffer) -> None: ...
     def allocate(self, n: int) -> None: ...
     def end(self) -> None: ...
+    def release(self) -> None: ...
     def __enter__(self) -> _Lease: ...
     def __exit__(self, *args: object) -> None: ...
 
@@ -176,6 +179,50 @@ class FileBacked(Carrier):
     ) -> None: ...
     @property
     def path(self) -> pathlib.Path: ...
+
+# -- interop-movement: move operations and the legacy move registry -------------------
+
+class MoveOperation:
+    operation_class: ClassVar[ClassDescriptor]
+    source_class: ClassVar[type[Carrier] | None]
+    destination_class: ClassVar[type[Carrier] | None]
+    def __init__(self) -> None: ...
+    def _copy(
+        self, tensor: Tensor, destination: Carrier, output: Tensor, element_count: int
+    ) -> None: ...
+
+class ElementwiseMoveOperation(MoveOperation): ...
+class CpuToFileBackedMoveOperation(MoveOperation): ...
+class FileBackedToCpuMoveOperation(MoveOperation): ...
+
+def register_move_operation(
+    source_class: type[Carrier],
+    destination_class: type[Carrier],
+    operation_class: type[MoveOperation],
+) -> None: ...
+def _check_move_registration(
+    source_class: type[Carrier],
+    destination_class: type[Carrier],
+    operation_class: type[MoveOperation],
+) -> None: ...
+def unregister_move_operation(
+    source_class: type[Carrier], destination_class: type[Carrier]
+) -> type[MoveOperation]: ...
+def dispatch_move(
+    source_class: type[Carrier], destination_class: type[Carrier]
+) -> type[MoveOperation]: ...
+
+# -- interop-movement: the request path ----------------------------------------------
+
+class AwaitResult(_Generic[_T_co]):
+    @property
+    def done(self) -> bool: ...
+    def wait(self) -> _T_co: ...
+
+class AwaitMove(AwaitResult[Tensor]): ...
+
+def move_async(tensor: Tensor, destination: Carrier) -> AwaitMove: ...
+def move(tensor: Tensor, destination: Carrier) -> Tensor: ...
 
 # -- core-tensor-representation ------------------------------------------------------
 

@@ -10,6 +10,9 @@ namespace strideweave {
 
 namespace {
 std::atomic<uint64_t> next_carrier_id{1};
+
+// The (carrier, pin) admissions the calling thread holds (Lease::Admission).
+thread_local std::vector<std::pair<const Carrier*, uint64_t>> admitted_pins;
 }  // namespace
 
 bool VersionToken::is_current() const {
@@ -127,10 +130,11 @@ void Carrier::gather(const Layout& layout, int64_t offset, std::byte* dst) const
 void Carrier::write_via(const WritePath& path, int64_t slot, const Value& value) {
   std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("write", path, owner);
+  const WritePath effective = effective_path_locked(path);
+  require_writable_locked("write", effective, owner);
   require_slot_locked(slot);
   do_write(slot, coerce(dtype_, value));
-  ++version_;
+  count_write_locked(effective);
 }
 
 void Carrier::read_range(int64_t first, int64_t count, std::span<std::byte> out) const {
@@ -172,7 +176,8 @@ void Carrier::write_range(int64_t first, std::span<const std::byte> in) {
 void Carrier::write_range_via(const WritePath& path, int64_t first, std::span<const std::byte> in) {
   std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("write_range", path, owner);
+  const WritePath effective = effective_path_locked(path);
+  require_writable_locked("write_range", effective, owner);
   const std::size_t itemsize = require_itemsize("write_range");
   if (in.size() % itemsize != 0) {
     throw ValueError("write_range: " + std::to_string(in.size()) +
@@ -183,7 +188,7 @@ void Carrier::write_range_via(const WritePath& path, int64_t first, std::span<co
   require_range_locked(first, count);
   validate_encoding(dtype_, in.data(), count);
   if (count > 0) do_write_range(first, count, in.data());
-  ++version_;
+  count_write_locked(effective);
 }
 
 void Carrier::write_range_values(int64_t first, std::span<const Value> values) {
@@ -194,14 +199,15 @@ void Carrier::write_range_values_via(const WritePath& path, int64_t first,
                                      std::span<const Value> values) {
   std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("write_range", path, owner);
+  const WritePath effective = effective_path_locked(path);
+  require_writable_locked("write_range", effective, owner);
   const auto count = static_cast<int64_t>(values.size());
   require_range_locked(first, count);
   std::vector<Value> coerced;
   coerced.reserve(values.size());
   for (const Value& v : values) coerced.push_back(coerce(dtype_, v));
   if (count > 0) do_write_values(first, count, coerced.data());
-  ++version_;
+  count_write_locked(effective);
 }
 
 void SlotReader::read_range(int64_t first, int64_t count, std::byte* out) const {
@@ -237,7 +243,8 @@ void Carrier::allocate(int64_t n) { allocate_via(WritePath{}, n); }
 void Carrier::allocate_via(const WritePath& path, int64_t n) {
   std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
-  require_writable_locked("allocate", path, owner);
+  const WritePath effective = effective_path_locked(path);
+  require_writable_locked("allocate", effective, owner);
   if (n < 0) throw ValueError("allocate: slot count " + std::to_string(n) + " is negative");
   if (!supports_allocation()) {
     throw RuntimeError("allocate: " + carrier_class().name() + " does not support allocation");
@@ -248,7 +255,7 @@ void Carrier::allocate_via(const WritePath& path, int64_t n) {
   }
   do_allocate(n);
   slots_ = n;
-  ++version_;
+  count_write_locked(effective);
 }
 
 void Carrier::initialize_slots(int64_t n) {
@@ -298,10 +305,52 @@ std::optional<std::string> Carrier::pinned_by() const {
 
 void Carrier::end_pin(uint64_t pin_id) noexcept {
   std::lock_guard lock(mu_);
-  if (pin_id_ != pin_id) return;
+  if (pin_id_ == pin_id) end_pin_locked();
+}
+
+void Carrier::end_pin_locked() noexcept {
+  if (pin_wrote_) ++version_;
+  pin_wrote_ = false;
   pin_id_ = 0;
   pinned_by_.clear();
   pinned_ = false;
+}
+
+void Carrier::release_pinned(uint64_t pin_id) {
+  std::lock_guard lock(mu_);
+  if (pin_id_ != pin_id) {
+    throw RuntimeError("release through an ended lease of " + label());
+  }
+  do_release();
+  released_ = true;
+  slots_ = 0;
+  end_pin_locked();
+}
+
+void Carrier::mark_pin_written(uint64_t pin_id) {
+  std::lock_guard lock(mu_);
+  if (pin_id_ != pin_id) {
+    throw RuntimeError("a write mark through an ended lease of " + label());
+  }
+  pin_wrote_ = true;
+}
+
+Carrier::WritePath Carrier::effective_path_locked(const WritePath& path) const {
+  if (path.kind != WritePath::Kind::kPublic || pin_id_ == 0) return path;
+  for (const auto& [carrier, pin] : admitted_pins) {
+    if (carrier == this && pin == pin_id_) {
+      return WritePath{WritePath::Kind::kLease, pin_id_, nullptr};
+    }
+  }
+  return path;
+}
+
+void Carrier::count_write_locked(const WritePath& path) {
+  if (path.kind == WritePath::Kind::kLease && path.pin_id == pin_id_ && pin_id_ != 0) {
+    pin_wrote_ = true;
+  } else {
+    ++version_;
+  }
 }
 
 OwnerPath Carrier::owner_path(Carrier& owned) {
@@ -338,6 +387,26 @@ void Lease::end() noexcept {
   carrier_.reset();
   pin_id_ = 0;
 }
+
+void Lease::release() {
+  Carrier& pinned = carrier();
+  pinned.release_pinned(pin_id_);
+  carrier_.reset();
+  pin_id_ = 0;
+}
+
+void Lease::mark_written() {
+  Carrier& pinned = carrier();
+  pinned.mark_pin_written(pin_id_);
+}
+
+Lease::Admission::Admission(const Carrier* carrier, uint64_t pin_id) {
+  admitted_pins.emplace_back(carrier, pin_id);
+}
+
+Lease::Admission::~Admission() { admitted_pins.pop_back(); }
+
+Lease::Admission Lease::admit() const { return Admission(&carrier(), pin_id_); }
 
 Carrier& Lease::carrier() const {
   if (carrier_ == nullptr) {

@@ -275,6 +275,17 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void write_range_values_via(const WritePath& path, int64_t first, std::span<const Value> values);
   void allocate_via(const WritePath& path, int64_t n);
   void end_pin(uint64_t pin_id) noexcept;
+  void release_pinned(uint64_t pin_id);
+  void mark_pin_written(uint64_t pin_id);
+
+  // `path`, or the lease path of the active pin when `path` is public and the
+  // calling thread holds an admission of that pin. Caller holds mu_.
+  WritePath effective_path_locked(const WritePath& path) const;
+  // Counts one successful write through `path`: a version increment, or for
+  // the active pin's lease, a mark that the pin wrote. Caller holds mu_.
+  void count_write_locked(const WritePath& path);
+  // Ends the active pin, incrementing the version when it wrote. Caller holds mu_.
+  void end_pin_locked() noexcept;
 
   DType dtype_;
   uint64_t id_;
@@ -287,6 +298,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::atomic<bool> pinned_{false};  // pin_id_ != 0
   uint64_t pin_id_ = 0;              // the active pin; 0 when not pinned
   std::string pinned_by_;            // its operation
+  bool pin_wrote_ = false;           // a write through the active pin succeeded
   std::weak_ptr<Carrier> owner_;
   std::vector<std::shared_ptr<Carrier>> owned_carriers_;
 };
@@ -321,11 +333,21 @@ class SlotReader {
 };
 
 // The private write path of the operation pinning a carrier. Move-only. The
-// pin ends exactly once: at end() or when the last lease object holding it is
-// destroyed, whichever comes first; a moved-from or ended lease holds none.
-// Writes through a lease refuse only a released carrier and a carrier
-// constructed immutable (not its pin, not its ownership), and count in the
-// version like the public entry points: one increment per call.
+// pin ends exactly once: at end(), at release() or when the last lease object
+// holding it is destroyed, whichever comes first; a moved-from or ended lease
+// holds none. Writes through a lease refuse only a released carrier and a
+// carrier constructed immutable (not its pin, not its ownership).
+//
+// Versions: the writes of one pin count as one mutation. Writes through the
+// lease (and public writes it admits) do not increment the version one by
+// one; when the pin ends, the version increments by exactly one if any of
+// them succeeded, and not at all otherwise.
+//
+// Admission: for the duration of an Admission, the public entry points called
+// on the admitting thread write the pinned carrier as the lease does, so an
+// operation's hook written against the public entry points (a Python
+// MoveOperation._copy, which receives the carrier itself) can fill it; on
+// every other thread, and after the admission, they stay refused.
 class Lease {
  public:
   Lease(Lease&& other) noexcept;
@@ -349,6 +371,35 @@ class Lease {
 
   // Ends the pin; later calls do nothing.
   void end() noexcept;
+
+  // Releases the pinned carrier and ends the pin in one step, so no other
+  // caller can act between them (a move releasing its source at its terminal
+  // commit). The version follows the pin rule above; release itself changes
+  // nothing else. Throws RuntimeError naming the operation once the lease has
+  // ended.
+  void release();
+
+  // Counts the pin as having written, so that its end increments the version
+  // even when no write was needed (a move of nothing still publishes a new
+  // value of the destination). Throws RuntimeError naming the operation once
+  // the lease has ended.
+  void mark_written();
+
+  // Marks the calling thread as acting for this lease until destroyed (see
+  // the class comment). Admissions nest; each must be destroyed on the thread
+  // that created it.
+  class Admission {
+   public:
+    ~Admission();
+    Admission(const Admission&) = delete;
+    Admission& operator=(const Admission&) = delete;
+
+   private:
+    friend class Lease;
+    Admission(const Carrier* carrier, uint64_t pin_id);
+  };
+  // Throws RuntimeError naming the operation once the lease has ended.
+  [[nodiscard]] Admission admit() const;
 
  private:
   friend class Carrier;

@@ -1,6 +1,8 @@
 // Pins, leases and owner paths (spec/carrier-storage).
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
@@ -48,13 +50,47 @@ TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, write_through_
     Lease lease = c->pin("move");
     const std::vector<Value> values = ints({4, 5});
     lease.write_range_values(1, values);
-    EXPECT_EQ(c->version(), 1u);
+    lease.write(0, int64_t{3});
+    EXPECT_EQ(c->version(), 0u);  // the pin's writes count once, when it ends
     EXPECT_EQ(&lease.carrier(), c.get());
   }
-  EXPECT_EQ(c->read_range_values(0, 3), ints({0, 4, 5}));
+  EXPECT_EQ(c->version(), 1u);
+  EXPECT_EQ(c->read_range_values(0, 3), ints({3, 4, 5}));
   EXPECT_EQ(c->pinned_by(), std::nullopt);
   c->write(0, int64_t{1});
   EXPECT_EQ(c->version(), 2u);
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     clause7__an_admission_lets_public_writes_through_on_its_thread_only) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 2);
+  Lease lease = c->pin("move");
+  {
+    const Lease::Admission admission = lease.admit();
+    c->write(0, int64_t{4});
+    std::string refused;
+    std::thread other(
+        [&] { refused = message_of<RuntimeError>([&] { c->write(1, int64_t{5}); }); });
+    other.join();
+    EXPECT_NE(refused.find("pinned by move"), std::string::npos) << refused;
+  }
+  EXPECT_THROW(c->write(1, int64_t{5}), RuntimeError);
+  EXPECT_EQ(c->version(), 0u);
+  lease.end();
+  EXPECT_EQ(c->version(), 1u);
+  EXPECT_EQ(c->read_range_values(0, 2), ints({4, 0}));
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     clause8__release_through_the_lease) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 2);
+  Lease lease = c->pin("move");
+  lease.release();
+  EXPECT_TRUE(c->is_released());
+  EXPECT_EQ(c->pinned_by(), std::nullopt);
+  EXPECT_EQ(c->version(), 0u);
+  EXPECT_FALSE(lease.active());
+  EXPECT_THROW(lease.release(), RuntimeError);
 }
 
 TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, end_a_pin_exactly_once) {

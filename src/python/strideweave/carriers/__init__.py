@@ -1,5 +1,29 @@
-"""Carriers: storage instances for tensors (spec/carrier-storage)."""
+"""Carriers: storage instances for tensors (spec/carrier-storage), and the move-operation
+classes that move values between them (spec/interop-movement; the legacy move registry
+is ``strideweave.carriers.move``)."""
 
-from strideweave._core import CPU, Carrier, ClassDescriptor, FileBacked, Generic, VersionToken
+from strideweave._core import (
+    CPU,
+    Carrier,
+    ClassDescriptor,
+    CpuToFileBackedMoveOperation,
+    ElementwiseMoveOperation,
+    FileBacked,
+    FileBackedToCpuMoveOperation,
+    Generic,
+    MoveOperation,
+    VersionToken,
+)
 
-__all__ = ["CPU", "Carrier", "ClassDescriptor", "FileBacked", "Generic", "VersionToken"]
+__all__ = [
+    "CPU",
+    "Carrier",
+    "ClassDescriptor",
+    "CpuToFileBackedMoveOperation",
+    "ElementwiseMoveOperation",
+    "FileBacked",
+    "FileBackedToCpuMoveOperation",
+    "Generic",
+    "MoveOperation",
+    "VersionToken",
+]

@@ -1,0 +1,405 @@
+"""interop-movement: asynchronous moves. AwaitResult and AwaitMove, eager submission,
+the one terminal boundary, and lifetime while a move is pending.
+
+A move is held pending by a Python copy hook waiting at a Gate (conformance/
+interop_movement/movement.py): Python hooks run on a worker of the process pool, so
+move_async returns while the hook waits.
+
+Not bound here: "Wait for a failed projection" and the AwaitProjection and AwaitResidency
+halves of "Await results share one completion contract" (#11 and the tiled-evictable
+handles), #7 (no completion callback or profiling finalization is public yet), and
+"Return while a device copy is pending" (a Metal device copy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import inspect
+import threading
+
+import pytest
+
+import strideweave as sw
+from conformance.interop_movement.movement import (
+    TERMINAL_TIMEOUT,
+    Gate,
+    HookError,
+    carrier_pair,
+    gated_copy,
+    refused,
+    snapshot,
+    source_tensor,
+    wait_until,
+)
+from strideweave.carriers.move import registered_move_operation
+
+AWAIT = "interop-movement/await-results-share-one-completion-contract"
+ASYNC = "interop-movement/move-async-validates-one-movement-request"
+EAGER = "interop-movement/move-submission-is-eager-but-does-not-force-host-synchronization"
+TERMINAL = "interop-movement/one-asynchronous-move-publishes-at-one-terminal-boundary"
+LIFETIME = "interop-movement/pending-movement-preserves-lifetime-through-completion"
+MOVE = "interop-movement/move-relocates-values-into-a-caller-supplied-carrier"
+
+
+class Pending:
+    """A move held at a gate: the source tensor, its carrier and values, the destination,
+    and the handle move_async returned (after the hook entered the gate)."""
+
+    def __init__(self, error: BaseException | None = None, destination_slots: int = 0) -> None:
+        self.source_class, self.destination_class = carrier_pair()
+        self.gate = Gate()
+        self.registration = registered_move_operation(
+            self.source_class, self.destination_class, gated_copy(self.gate, error)
+        )
+        self.registration.__enter__()
+        self.tensor = source_tensor(self.source_class)
+        self.source = self.tensor.carrier
+        self.values = self.tensor.tolist()
+        self.source_state = snapshot(self.source)
+        self.destination = self.destination_class(sw.Int32, destination_slots)
+        self.destination_version = self.destination.version
+        self.handle = sw.move_async(self.tensor, self.destination)
+        self.registration.__exit__(None, None, None)
+        assert self.gate.entered.wait(TERMINAL_TIMEOUT), "the copy hook never started"
+
+    def finish(self) -> None:
+        self.gate.open()
+        wait_until(lambda: self.handle.done, "the move is done")
+
+
+def expect_failure_contract(pending: Pending) -> None:
+    """The source is live, unpinned and unchanged, the destination unpinned."""
+    assert snapshot(pending.source) == pending.source_state
+    assert pending.source.pinned_by is None and pending.source.is_mutable()
+    assert pending.tensor.tolist() == pending.values
+    assert pending.destination.pinned_by is None and pending.destination.is_mutable()
+
+
+# -- Await results share one completion contract --------------------------------------
+
+
+@pytest.mark.spec(f"{AWAIT}#1", f"{AWAIT}#2", f"{AWAIT}#8", f"{AWAIT}#9", f"{ASYNC}#1")
+def test_await_move_is_a_read_only_await_result():
+    assert issubclass(sw.AwaitMove, sw.AwaitResult)
+    handle = sw.move_async(source_tensor(), sw.Generic(sw.Int32))
+    assert type(handle) is sw.AwaitMove
+    assert isinstance(handle.done, bool)
+    result = handle.wait()
+    assert isinstance(result, sw.Tensor)
+    for cls in (sw.AwaitResult, sw.AwaitMove):
+        with pytest.raises(TypeError):
+            cls()
+    with pytest.raises(AttributeError):
+        handle.done = False
+    with pytest.raises(AttributeError):
+        handle.result = None
+    # No coroutine protocol: neither __await__ nor .await(), and asyncio refuses it.
+    for name in ("__await__", "await", "__aiter__", "__anext__", "send", "throw"):
+        assert not hasattr(handle, name), name
+    assert not inspect.isawaitable(handle)
+
+    async def await_it():
+        return await handle
+
+    with pytest.raises(TypeError):
+        asyncio.run(await_it())
+
+
+@pytest.mark.spec(f"{AWAIT}#10")
+def test_await_names_are_importable_from_both_places():
+    import strideweave.carriers.move as move_module
+
+    for name in ("move_async", "AwaitResult", "AwaitMove"):
+        assert getattr(sw, name) is getattr(move_module, name)
+        assert name in sw.__all__ and name in move_module.__all__
+
+
+@pytest.mark.spec(f"{AWAIT}#3", f"{AWAIT}#4", f"{EAGER}#3", f"{TERMINAL}#1")
+def test_done_becomes_true_exactly_at_the_terminal_outcome():
+    pending = Pending()
+    assert pending.handle.done is False
+    # Nothing published, nothing released, both carriers pinned by the move.
+    assert not pending.source.is_released
+    assert pending.source.pinned_by == pending.destination.pinned_by is not None
+    assert pending.handle.done is False
+    pending.finish()
+    # done became true only after the terminal commit: observed without wait().
+    assert pending.source.is_released and pending.destination.pinned_by is None
+    result = pending.handle.wait()
+    assert result.tolist() == pending.values and result.carrier is pending.destination
+
+
+@pytest.mark.spec(f"{AWAIT}/wait-for-a-move-more-than-once", f"{AWAIT}#5", f"{AWAIT}#6")
+def test_wait_for_a_move_more_than_once():
+    pending = Pending()
+    results, errors = [], []
+
+    def waiter():
+        try:
+            results.append(pending.handle.wait())
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=waiter) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    pending.gate.open()
+    for thread in threads:
+        thread.join(TERMINAL_TIMEOUT)
+        assert not thread.is_alive()
+    assert errors == []
+    assert len(results) == 8
+    assert all(r is results[0] for r in results)
+    assert pending.handle.wait() is results[0]
+    # One terminal commit: one destination mutation, one source release, one hook call.
+    assert pending.destination.version == pending.destination_version + 1
+    assert pending.source.is_released
+    assert len(pending.gate.calls) == 1
+
+
+@pytest.mark.spec(f"{AWAIT}#4", f"{AWAIT}#5", f"{AWAIT}#6", f"{EAGER}#5")
+def test_every_wait_raises_the_identical_recorded_exception():
+    error = HookError("the transfer failed")
+    pending = Pending(error)
+    raised = []
+
+    def waiter():
+        try:
+            pending.handle.wait()
+        except HookError as e:
+            raised.append(e)
+
+    threads = [threading.Thread(target=waiter) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    pending.gate.open()
+    for thread in threads:
+        thread.join(TERMINAL_TIMEOUT)
+        assert not thread.is_alive()
+    for _ in range(2):
+        with pytest.raises(HookError) as info:
+            pending.handle.wait()
+        raised.append(info.value)
+    assert len(raised) == 8 and all(e is error for e in raised)
+
+
+@pytest.mark.spec(f"{AWAIT}#4")
+def test_wait_releases_the_gil_while_it_blocks():
+    """The hook needs the GIL on its worker; another Python thread opens the gate while
+    this thread waits."""
+    pending = Pending()
+    opener = threading.Thread(target=pending.gate.open)
+    opener.start()
+    result = pending.handle.wait()
+    opener.join()
+    assert result.tolist() == pending.values
+
+
+# -- Move submission is eager but does not force host synchronization -------------------
+
+
+@pytest.mark.spec(f"{EAGER}#1", f"{EAGER}#3", f"{ASYNC}/initiate-one-move", f"{ASYNC}#1")
+def test_move_async_returns_while_the_copy_blocks():
+    """The hook started without anyone waiting (eager), and move_async returned first."""
+    pending = Pending()
+    assert pending.handle.done is False
+    pending.finish()
+    assert pending.handle.wait().tolist() == pending.values
+
+
+@pytest.mark.spec(f"{EAGER}#1", f"{ASYNC}/initiate-one-move")
+def test_a_bulk_file_move_completes_without_a_wait():
+    t = sw.Tensor(sw.CPU(sw.Int32, values=list(range(4096))), sw.Layout(4096))
+    source = t.carrier
+    destination = sw.FileBacked(sw.Int32)
+    handle = sw.move_async(t, destination)
+    wait_until(lambda: handle.done, "the bulk transfer completes")
+    assert source.is_released
+    assert destination.tolist() == list(range(4096))
+    assert handle.wait().carrier is destination
+
+
+@pytest.mark.spec(f"{EAGER}#2", f"{LIFETIME}#2", f"{LIFETIME}#3")
+def test_a_pending_move_protects_its_carriers():
+    pending = Pending()
+    source, destination, t = pending.source, pending.destination, pending.tensor
+    pin = source.pinned_by
+    token = source.version_token()
+    carriers = [source, destination]
+    with refused(RuntimeError, pin, carriers=carriers):
+        source.write(0, 1)
+    with refused(RuntimeError, pin, carriers=carriers):
+        source.write_range(0, [1, 2])
+    with refused(RuntimeError, pin, carriers=carriers):
+        source.release()
+    with refused(RuntimeError, pin, carriers=carriers):
+        sw.Generic(sw.Int32).take_ownership(source)
+    with refused(RuntimeError, pin, carriers=carriers):
+        sw.move(t, sw.Generic(sw.Int32))
+    with refused(RuntimeError, pin, carriers=carriers):
+        sw.move_async(t[0], sw.CPU(sw.Int32))
+    # The destination is refused to every other thread too.
+    with refused(RuntimeError, pin, carriers=carriers):
+        destination.write(0, 1)
+    with refused(RuntimeError, pin, carriers=carriers):
+        destination.release()
+    with refused(RuntimeError, "destination", "mutable", carriers=carriers):
+        sw.move(sw.tensor([1, 2], dtype=sw.Int32), destination)
+    # Reads of the source observe the captured value and version.
+    assert t.tolist() == pending.values
+    assert source.read(1) == 101 and source.version == pending.source_state[0]
+    assert token.is_current()
+    pending.finish()
+    assert pending.handle.wait().tolist() == pending.values
+
+
+# -- One asynchronous move publishes at one terminal boundary --------------------------
+
+
+@pytest.mark.spec(f"{TERMINAL}#2")
+def test_the_destination_publishes_before_the_source_is_released():
+    """Watched from another thread: whenever the source is seen released, the destination
+    is already unpinned and mutated; whenever done is seen, the source is released."""
+    for _ in range(20):
+        pending = Pending()
+        violations = []
+        stop = threading.Event()
+
+        def watch(p=pending, v=violations, stop=stop):
+            while not stop.is_set():
+                done = p.handle.done
+                released = p.source.is_released
+                destination_pin = p.destination.pinned_by
+                destination_version = p.destination.version
+                if done and not released:
+                    v.append("done before the source was released")
+                if released and (
+                    destination_pin is not None or destination_version != p.destination_version + 1
+                ):
+                    v.append("the source was released before the destination published")
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        pending.finish()
+        stop.set()
+        watcher.join()
+        assert violations == []
+        assert pending.handle.wait().tolist() == pending.values
+
+
+@pytest.mark.spec(f"{TERMINAL}/fail-one-asynchronous-move", f"{TERMINAL}#3", f"{EAGER}#5")
+@pytest.mark.parametrize("destination_slots", [0, 11])
+def test_fail_one_asynchronous_move(destination_slots):
+    error = HookError("provider completion failed")
+    pending = Pending(error, destination_slots)
+    assert pending.handle.done is False
+    pending.finish()
+    # The failure contracts hold once done is true, before anyone waits.
+    expect_failure_contract(pending)
+    with pytest.raises(HookError) as info:
+        pending.handle.wait()
+    assert info.value is error
+    expect_failure_contract(pending)
+    # Both carriers are usable again: the source moves on.
+    assert sw.move(pending.tensor, sw.Generic(sw.Int32)).tolist() == pending.values
+
+
+@pytest.mark.spec(f"{TERMINAL}#3")
+def test_a_failure_after_writing_the_destination_counts_one_mutation():
+    source_class, destination_class = carrier_pair()
+
+    class HalfWay(sw.MoveOperation):
+        def _copy(self, tensor, destination, output, element_count):
+            destination.write(0, 1)
+            destination.write(1, 2)
+            raise HookError("half way")
+
+    t = source_tensor(source_class)
+    source_state = snapshot(t.carrier)
+    destination = destination_class(sw.Int32, 11)
+    with registered_move_operation(source_class, destination_class, HalfWay):
+        with pytest.raises(HookError):
+            sw.move(t, destination)
+    assert snapshot(t.carrier) == source_state
+    assert destination.version == 1 and destination.pinned_by is None
+
+
+@pytest.mark.spec(f"{MOVE}#1", f"{MOVE}#3")
+def test_move_is_move_async_then_wait():
+    """The same outcome either way: the same failure object, the same pins' names shape,
+    the same result for the same input."""
+    error = HookError("same path")
+    source_class, destination_class = carrier_pair()
+    names = []
+
+    class Failing(sw.MoveOperation):
+        def _copy(self, tensor, destination, output, element_count):
+            names.append(tensor.carrier.pinned_by)
+            raise error
+
+    for call in (sw.move, lambda t, d: sw.move_async(t, d).wait()):
+        t = source_tensor(source_class)
+        with registered_move_operation(source_class, destination_class, Failing):
+            with pytest.raises(HookError) as info:
+                call(t, destination_class(sw.Int32))
+        assert info.value is error
+        assert t.carrier.pinned_by is None and not t.carrier.is_released
+    assert all(name.startswith("move #") for name in names) and names[0] != names[1]
+
+
+# -- Pending movement preserves lifetime through completion ---------------------------
+
+
+@pytest.mark.spec(
+    f"{LIFETIME}/drop-a-pending-handle", f"{LIFETIME}#1", f"{LIFETIME}#4", f"{LIFETIME}#5"
+)
+@pytest.mark.parametrize("fails", [False, True])
+def test_drop_a_pending_handle(fails):
+    pending = Pending(HookError("dropped and failed") if fails else None)
+    source, destination = pending.source, pending.destination
+    # Drop the handle and the Tensor on another thread: neither blocks.
+    holder = [pending.handle, pending.tensor]
+    pending.handle = pending.tensor = None
+
+    def drop():
+        holder.clear()
+        gc.collect()
+
+    dropper = threading.Thread(target=drop)
+    dropper.start()
+    dropper.join(TERMINAL_TIMEOUT)
+    assert not dropper.is_alive(), "dropping a pending handle blocked"
+    # Not released early, not cancelled: still pinned, the hook still waiting.
+    assert not source.is_released and source.pinned_by is not None
+    assert destination.pinned_by is not None
+    pending.gate.open()
+    if fails:
+        wait_until(lambda: source.pinned_by is None, "the failed move unpins the source")
+        assert not source.is_released and source.tolist()[1:12:2] == [101, 103, 105, 107, 109, 111]
+    else:
+        wait_until(lambda: source.is_released, "the move releases the source")
+        assert destination.tolist()[::2] == [101, 103, 105, 107, 109, 111]
+    wait_until(lambda: destination.pinned_by is None, "the destination is unpinned")
+    assert destination.is_mutable()
+
+
+@pytest.mark.spec(f"{LIFETIME}#1")
+def test_the_request_keeps_every_participant_alive():
+    """Every caller reference dropped: the hook still gets the Tensor and the destination."""
+    pending = Pending()
+    source = pending.source
+    pending.handle = pending.tensor = pending.destination = None
+    gc.collect()
+    seen_tensor, seen_destination = pending.gate.calls[0][:2]
+    assert seen_tensor.carrier is source
+    pending.gate.open()
+    wait_until(lambda: source.is_released, "the move completes")
+    assert seen_destination.tolist()[::2] == [101, 103, 105, 107, 109, 111]
+
+
+@pytest.mark.spec(f"{LIFETIME}#6")
+def test_cancellation_is_not_exposed():
+    for cls in (sw.AwaitResult, sw.AwaitMove):
+        assert [name for name in dir(cls) if "cancel" in name.lower()] == []
+    assert [name for name in dir(sw) if "cancel" in name.lower()] == []

@@ -1,0 +1,132 @@
+#include "move_request.h"
+
+#include <exception>
+#include <memory>
+
+#include "describe.h"
+#include "gil.h"
+#include "move.h"
+#include "python_exception.h"
+#include "self_arg.h"
+#include "strideweave/move/request.h"
+#include "strideweave/util/error.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+// AwaitResult: the read-only completion handle of one framework-created
+// request. wait() blocks with the GIL released, then returns the identical
+// result object, or raises the identical exception object, on every call
+// (both cached here, under the GIL, on the first observation).
+class AwaitResult {
+ public:
+  virtual ~AwaitResult() = default;
+
+  virtual bool done() const = 0;
+
+  py::object wait() {
+    without_gil([&] { block(); });
+    if (!value_.is_none() || !exception_.is_none()) return observed();
+    if (std::exception_ptr error = failure()) {
+      exception_ = exception_object(error);
+    } else {
+      value_ = result();
+    }
+    return observed();
+  }
+
+ protected:
+  // Blocks until the terminal outcome; called without the GIL.
+  virtual void block() const = 0;
+  // The recorded failure, or nullptr after success.
+  virtual std::exception_ptr failure() const = 0;
+  // The result object after success; called with the GIL.
+  virtual py::object result() const = 0;
+
+ private:
+  py::object observed() const {
+    if (!exception_.is_none()) raise_object(exception_);
+    return value_;
+  }
+
+  py::object value_ = py::none();
+  py::object exception_ = py::none();
+};
+
+// AwaitMove[Tensor]: completes with the moved Tensor.
+class AwaitMove final : public AwaitResult {
+ public:
+  explicit AwaitMove(std::shared_ptr<MoveRequest> request) : request_(std::move(request)) {}
+
+  bool done() const override { return request_->completion().done(); }
+
+ private:
+  void block() const override {
+    try {
+      request_->completion().wait();
+    } catch (...) {  // observed through failure()
+    }
+  }
+  std::exception_ptr failure() const override { return request_->completion().error(); }
+  py::object result() const override {
+    return py::cast(std::const_pointer_cast<Tensor>(request_->completion().wait()));
+  }
+
+  std::shared_ptr<MoveRequest> request_;
+};
+
+std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination) {
+  if (!py::isinstance<Tensor>(tensor)) {
+    throw TypeError("move_async: tensor " + describe_object(tensor) +
+                    " is not a Tensor (moves take one Tensor, not a sequence)");
+  }
+  auto source = tensor.cast<std::shared_ptr<Tensor>>();
+  validate_move_source(*source);
+  if (!py::isinstance<Carrier>(destination)) {
+    throw TypeError("move_async: destination " + describe_object(destination) +
+                    " is not a Carrier (moves take one carrier, not a sequence)");
+  }
+  auto target = destination.cast<std::shared_ptr<Carrier>>();
+  // The request may drop its references on a pool worker, possibly the last
+  // ones to Python objects (subclass instances): release them exit-safely.
+  auto request = without_gil([&] {
+    return MoveRequest::initiate(
+        released_with_gil<const Tensor>(std::move(source), "releasing a moved Tensor"),
+        released_with_gil(std::move(target), "releasing a move destination"),
+        [](const ClassDescriptor& operation) {
+          return released_with_gil(make_move_operation(operation), "releasing a move operation");
+        });
+  });
+  return std::make_unique<AwaitMove>(std::move(request));
+}
+
+}  // namespace
+
+void bind_move_request(py::module_& m) {
+  py::class_<AwaitResult>(m, "AwaitResult",
+                          "The read-only completion handle of a framework-created request: "
+                          "done, and wait() returning the result or raising the failure.")
+      .def_property_readonly("done", &AwaitResult::done)
+      .def("wait", &AwaitResult::wait, self_not_none,
+           "Blocks (without the GIL) until the terminal outcome; returns the identical result "
+           "or raises the identical exception on every call.");
+  py::class_<AwaitMove, AwaitResult>(m, "AwaitMove",
+                                     "The completion handle of one move; completes with the "
+                                     "moved Tensor.");
+
+  m.def("move_async", &move_async, py::arg("tensor"), py::arg("destination"),
+        "Validates and initiates one move of tensor's values into destination; returns an "
+        "AwaitMove.");
+  m.def(
+      "move",
+      [](py::handle tensor, py::handle destination) {
+        return move_async(tensor, destination)->wait();
+      },
+      py::arg("tensor"), py::arg("destination"),
+      "move_async(tensor, destination).wait(): blocks until the move's terminal outcome.");
+}
+
+}  // namespace strideweave::bindings

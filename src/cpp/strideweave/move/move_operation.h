@@ -1,0 +1,115 @@
+// The move-operation class hierarchy (spec/interop-movement, "A move
+// operation performs its transfer through the copy hook", "A move operation
+// may pin the carrier pair it supports").
+//
+// MoveOperation is the root; the built-ins are ElementwiseMoveOperation
+// (unpinned: any pair), CpuToFileBackedMoveOperation (pinned CPU ->
+// FileBacked) and FileBackedToCpuMoveOperation (pinned FileBacked -> CPU).
+// Each class has one static ClassDescriptor, created on first use and never
+// destroyed (worker threads may still name it while the process exits); a
+// Python subclass's instance reports the descriptor the binding created for
+// its class. A class's pins are data of its descriptor.
+//
+// Thread safety: every member may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/class_descriptor.h"
+#include "strideweave/tensor/tensor.h"
+
+namespace strideweave {
+
+// What one move's copy hook receives (the spec's _copy(tensor, destination,
+// output, element_count)). The request pins the source and the destination
+// before the hook runs and keeps every member alive until its terminal
+// commit.
+struct MoveTransfer {
+  std::shared_ptr<const Tensor> tensor;  // the Tensor being moved, as supplied
+  std::shared_ptr<Carrier> destination;  // the receiving carrier, as supplied
+  std::shared_ptr<const Tensor> output;  // destination at offset 0 under the source layout
+  int64_t element_count = 0;             // the layout's cosize: the slots the transfer covers
+  Lease* destination_lease = nullptr;    // the request's private write path to destination
+};
+
+class MoveOperation {
+ public:
+  MoveOperation() = default;
+  virtual ~MoveOperation();
+  MoveOperation(const MoveOperation&) = delete;
+  MoveOperation& operator=(const MoveOperation&) = delete;
+
+  // The descriptor of the root class of all move operations.
+  static const ClassDescriptor& static_class();
+
+  // The descriptor of this object's exact class.
+  virtual const ClassDescriptor& operation_class() const { return static_class(); }
+
+  // Checks that this operation supports moving from a carrier of exact class
+  // `source_class` to one of exact class `destination_class`: a pinned side
+  // accepts its pinned class alone, an unpinned side any class. Throws
+  // TypeError naming the operation, the side and the required class. Checks
+  // the source side first.
+  void check_pair(const ClassDescriptor& source_class,
+                  const ClassDescriptor& destination_class) const;
+
+  // The copy hook: fills destination slots [0, element_count) so that
+  // `output` holds the logical values of `tensor`; slots the layout does not
+  // address are unspecified. Runs after every validation, with both carriers
+  // pinned by the request: it writes the destination through
+  // transfer.destination_lease, or through the destination's public entry
+  // points, which the request admits on the thread running the hook. An
+  // exception becomes the move's terminal failure. The default throws
+  // NotImplementedError naming the operation.
+  virtual void copy(const MoveTransfer& transfer);
+
+  // Whether copy() must run on a worker of the process pool (it calls Python
+  // or blocks on I/O) rather than on the thread that initiates the move.
+  virtual bool runs_on_worker() const { return false; }
+};
+
+// Moves element by element through the carriers' entry points; accepts any
+// pair. The fallback for every pair without a registered operation.
+class ElementwiseMoveOperation : public MoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+  // Copies the slots the layout reaches, run by run (span walker), from one
+  // consistent snapshot of the source; every dtype (element values for the
+  // abstract ones). Holes keep their prior values.
+  void copy(const MoveTransfer& transfer) override;
+};
+
+// The built-in operation for (CPU, FileBacked).
+class CpuToFileBackedMoveOperation : public MoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+  // Writes the complete physical span [offset, offset + cosize) of the CPU
+  // source, holes included, with one pwrite from its buffer.
+  void copy(const MoveTransfer& transfer) override;
+  bool runs_on_worker() const override { return true; }
+};
+
+// The built-in operation for (FileBacked, CPU).
+class FileBackedToCpuMoveOperation : public MoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+  // Reads the complete physical span [offset, offset + cosize) of the file,
+  // holes included, with one pread.
+  void copy(const MoveTransfer& transfer) override;
+  bool runs_on_worker() const override { return true; }
+};
+
+// The static descriptors of every built-in move-operation class, the root
+// MoveOperation first.
+std::span<const ClassDescriptor* const> builtin_move_operation_classes();
+
+}  // namespace strideweave
