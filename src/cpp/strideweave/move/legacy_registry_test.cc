@@ -10,22 +10,14 @@
 #include "strideweave/carrier/generic.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/util/error.h"
+#include "testing/expect_error.h"
 
 namespace strideweave {
 namespace {
 
 using Definition = ClassDescriptor::Definition;
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return {};
-}
+using testing_util::message_of;
 
 struct Classes {
   std::unique_ptr<ClassDescriptor> root =

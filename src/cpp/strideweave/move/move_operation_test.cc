@@ -9,20 +9,12 @@
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
+#include "testing/expect_error.h"
 
 namespace strideweave {
 namespace {
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return {};
-}
+using testing_util::message_of;
 
 // A move operation whose exact class is `exact`, as the binding's trampoline
 // reports a Python subclass's descriptor.
