@@ -8,8 +8,9 @@ It fails unless
   repair, not the plain linux_x86_64 build);
 * ``strideweave`` and ``strideweave._core`` are imported from this environment's
   site-packages, outside the source tree;
-* the package's ``__all__`` lists exactly the capability modules' public names (the
-  literal list type checkers read cannot drift from the modules).
+* the package's ``__all__`` lists exactly the capability modules' public names and the
+  movement names the spec puts at the top level (the literal list type checkers read
+  cannot drift from the modules).
 
 The copy holds what the conformance harness reads (``pyproject.toml``, ``spec/`` and the
 Python tests) and no ``src/``, so nothing in it can shadow the installed package.
@@ -53,7 +54,12 @@ def check_installed(source: pathlib.Path) -> None:
     import strideweave as sw
 
     modules = (sw.carriers, sw.dtypes, sw.layout, sw.tensors)
-    expected = sorted(name for m in modules for name in m.__all__)
+    # spec/interop-movement: these are importable from the top level and from
+    # strideweave.carriers.move; the registry functions only from the latter.
+    movement = {"AwaitMove", "AwaitResult", "move", "move_async"}
+    if not movement <= set(sw.carriers.move.__all__):
+        fail(f"strideweave.carriers.move.__all__ lacks {sorted(movement)}")
+    expected = sorted({name for m in modules for name in m.__all__} | movement)
     if sorted(sw.__all__) != expected:
         fail(f"strideweave.__all__ {sorted(sw.__all__)} != the modules' names {expected}")
 
