@@ -1,5 +1,8 @@
 #include "strideweave/carrier/class_descriptor.h"
 
+#include <mutex>
+#include <string>
+
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -71,6 +74,33 @@ ClassDescriptor::Definition ClassDescriptor::seal() const noexcept {
   Definition expected = Definition::kOpen;
   definition_state_.compare_exchange_strong(expected, Definition::kFree);
   return definition_state_.load();
+}
+
+void ClassDescriptor::define(std::shared_ptr<const CarrierDefinition> definition) const {
+  if (kind_ != DescriptorKind::kCarrier) {
+    throw TypeError("the move operation class " + name_ + " cannot have a CarrierDefinition");
+  }
+  if (definition == nullptr) {
+    throw ValueError("a CarrierDefinition for " + name_ + " is required, not null");
+  }
+  static std::mutex defining;  // serializes define() calls; seal() needs no lock
+  std::lock_guard lock(defining);
+  if (definition_state_.load() != Definition::kOpen) {
+    throw RuntimeError("the carrier class " + name_ + " is sealed " +
+                       (definition_state_.load() == Definition::kBacked
+                            ? std::string("with a CarrierDefinition")
+                            : std::string("definition-free: it already took part in dispatch "
+                                          "or a registry call")) +
+                       ", so it cannot be given a CarrierDefinition");
+  }
+  definition_ = std::move(definition);
+  Definition expected = Definition::kOpen;
+  if (!definition_state_.compare_exchange_strong(expected, Definition::kBacked,
+                                                 std::memory_order_acq_rel)) {
+    definition_.reset();
+    throw RuntimeError("the carrier class " + name_ +
+                       " was sealed definition-free while it was being defined");
+  }
 }
 
 const ClassDescriptor& builtin_carrier_class(std::string name, const ClassDescriptor* parent) {

@@ -46,7 +46,7 @@ class ClassDescriptor {
   // the root Carrier). A built-in is created sealed definition-free
   // (`definition` kFree); a Python subclass open (kOpen). Throws ValueError
   // when `parent` is not a carrier class descriptor or `definition` is kBacked
-  // (a definition is given through its own entry point, with movement).
+  // (a definition is given through define()).
   static std::unique_ptr<ClassDescriptor> carrier(std::string name, const ClassDescriptor* parent,
                                                   Definition definition);
 
@@ -77,7 +77,18 @@ class ClassDescriptor {
   // Carrier classes: the definition state and the definition (nullptr unless
   // kBacked). Move-operation classes report kFree and nullptr.
   Definition definition_state() const noexcept { return definition_state_.load(); }
-  const CarrierDefinition* definition() const noexcept { return definition_.get(); }
+  const CarrierDefinition* definition() const noexcept {
+    return definition_state_.load(std::memory_order_acquire) == Definition::kBacked
+               ? definition_.get()
+               : nullptr;
+  }
+
+  // Makes an open carrier class definition-backed by `definition` (non-null).
+  // Throws TypeError for a move-operation class, and RuntimeError naming the
+  // class when it is sealed (it took part in dispatch or a registry call, or
+  // already has a definition): sealing is final, so dispatch never changes
+  // under a caller. Races with seal(): exactly one of them wins.
+  void define(std::shared_ptr<const CarrierDefinition> definition) const;
 
   // Seals an open carrier class definition-free; a sealed class keeps its
   // state. Returns the state after the call. The first dispatch or registry
@@ -99,7 +110,9 @@ class ClassDescriptor {
   const ClassDescriptor* parent_;
   uint64_t id_;
   mutable std::atomic<Definition> definition_state_;
-  std::shared_ptr<const CarrierDefinition> definition_;
+  // Written once, by the define() that seals the class kBacked, before the
+  // state is published (release); read only after observing kBacked.
+  mutable std::shared_ptr<const CarrierDefinition> definition_;
   const ClassDescriptor* pinned_source_;
   const ClassDescriptor* pinned_destination_;
 };

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"
@@ -148,6 +151,25 @@ TEST(interop_movement__move_registration_is_explicit_validated_and_process_globa
       }
     }
   }
+}
+
+TEST(LegacyMoveRegistry, a_definition_backed_class_is_refused_toward_transfer_routes) {
+  LegacyMoveRegistry registry;
+  const auto defined = ClassDescriptor::carrier("Defined", &CPU::static_class(), Definition::kOpen);
+  defined->define(
+      std::make_shared<const CarrierDefinition>(*defined, std::vector<TransferRoute>{}, false));
+  const auto op =
+      ClassDescriptor::move_operation("Op", &MoveOperation::static_class(), nullptr, nullptr);
+  for (const auto& call : std::vector<std::function<void()>>{
+           [&] { registry.add(*defined, CPU::static_class(), *op); },
+           [&] { registry.add(CPU::static_class(), *defined, *op); },
+           [&] { registry.remove(*defined, CPU::static_class()); },
+           [&] { registry.dispatch(CPU::static_class(), *defined); }}) {
+    const std::string m = message_of<RuntimeError>(call);
+    EXPECT_NE(m.find("Defined has a CarrierDefinition"), std::string::npos) << m;
+    EXPECT_NE(m.find("TransferRoute"), std::string::npos) << m;
+  }
+  EXPECT_EQ(defined->definition_state(), Definition::kBacked);
 }
 
 }  // namespace
