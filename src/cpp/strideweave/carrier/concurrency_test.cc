@@ -45,6 +45,7 @@ void hammer(const std::shared_ptr<Carrier>& c) {
   std::atomic<int> torn_snapshots{0};
   std::atomic<int> unexpected_errors{0};
   std::atomic<bool> released{false};
+  std::atomic<int> writers_done{0};  // the four writing threads below
   const auto expected_failure = [&](const RuntimeError& e) {
     const std::string m = e.what();
     if (m.find("pinned by") == std::string::npos && m.find("released") == std::string::npos) {
@@ -67,6 +68,7 @@ void hammer(const std::shared_ptr<Carrier>& c) {
           expected_failure(e);
         }
       }
+      ++writers_done;
     });
   }
   threads.emplace_back([&] {  // single-slot writes: no uniformity, but counted
@@ -80,6 +82,7 @@ void hammer(const std::shared_ptr<Carrier>& c) {
         }
       }
     }
+    ++writers_done;
   });
   threads.emplace_back([&] {  // an operation pinning the carrier and writing through its lease
     for (int r = 0; r < kRounds / 3; ++r) {
@@ -93,6 +96,7 @@ void hammer(const std::shared_ptr<Carrier>& c) {
         expected_failure(e);
       }
     }
+    ++writers_done;
   });
   const std::shared_ptr<Tensor> view = Tensor::make(c, Layout(IntTuple(kSlots)), 0);
   for (int reader = 0; reader < 2; ++reader) {
@@ -120,8 +124,12 @@ void hammer(const std::shared_ptr<Carrier>& c) {
       }
     });
   }
-  threads.emplace_back([&] {  // the releaser, once writes are under way: retries while pinned
-    while (successful_writes.load() < kRounds) std::this_thread::yield();
+  // The releaser, once writes are under way (or every writer has finished, as
+  // when pins refused most of them): retries while pinned.
+  threads.emplace_back([&] {
+    while (successful_writes.load() < kRounds && writers_done.load() < 4) {
+      std::this_thread::yield();
+    }
     while (!released) {
       try {
         c->release();

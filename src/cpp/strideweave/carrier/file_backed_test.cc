@@ -276,6 +276,9 @@ int write_past_a_file_size_limit(const fs::path& path) {
 
 TEST(carrier_storage__filebacked_reports_failed_i_o_as_oserror, report_a_full_file_system) {
   const fs::path path = scratch("full.i32");
+  // The pool's workers may exist already: the child re-executes the binary
+  // rather than continuing a fork of a multi-threaded process.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(std::_Exit(write_past_a_file_size_limit(path)), ::testing::ExitedWithCode(0), "");
 }
 

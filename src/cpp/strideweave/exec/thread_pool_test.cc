@@ -8,7 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "strideweave/util/error.h"
@@ -107,26 +109,36 @@ TEST(ThreadPool, ParsesTheThreadCountVariable) {
 }
 
 // The only test that starts the process-wide pool.
-TEST(ThreadPool, TheProcessPoolStartsOnceWithTheRequestedSize) {
+// The process pool is started at most once per process, so this check runs in
+// a fresh process (a threadsafe death test re-executes the binary) whatever
+// other tests started before it. Returns 0 when everything held, else the
+// number of the failed check.
+int process_pool_starts_once_with_the_requested_size() {
   set_process_pool_threads(3);
-  EXPECT_EQ(process_pool_threads(), 3);
+  if (process_pool_threads() != 3) return 10;
   ThreadPool& pool = process_pool();
-  EXPECT_EQ(&pool, &process_pool());
-  EXPECT_EQ(pool.threads(), 3);
+  if (&pool != &process_pool() || pool.threads() != 3) return 11;
   std::atomic<int> ran{0};
   for (int i = 0; i < 10; ++i) pool.submit([&ran] { ++ran; });
   pool.wait_idle();
-  EXPECT_EQ(ran.load(), 10);
+  if (ran.load() != 10) return 12;
   set_process_pool_threads(3);  // the size it has: accepted
-  const std::string m = message_of<RuntimeError>([] { set_process_pool_threads(5); });
-  EXPECT_NE(m.find("started with 3 threads"), std::string::npos) << m;
-  EXPECT_EQ(process_pool_threads(), 3);
-  message_of<ValueError>([] { set_process_pool_threads(0); });
-
+  try {
+    set_process_pool_threads(5);
+    return 13;
+  } catch (const RuntimeError& e) {
+    if (std::string(e.what()).find("started with 3 threads") == std::string::npos) return 14;
+  }
+  if (process_pool_threads() != 3) return 15;
+  try {
+    set_process_pool_threads(0);
+    return 16;
+  } catch (const ValueError&) {
+  }
 #if !defined(__SANITIZE_THREAD__)  // TSan does not support threads after a multi-threaded fork
   // A fork child has none of the parent's workers: it starts its own pool.
   const pid_t child = fork();
-  ASSERT_GE(child, 0);
+  if (child < 0) return 17;
   if (child == 0) {
     alarm(30);  // a hang fails the parent's check instead of the run
     std::atomic<int> in_child{0};
@@ -135,9 +147,16 @@ TEST(ThreadPool, TheProcessPoolStartsOnceWithTheRequestedSize) {
     _exit(in_child.load() == 1 && process_pool().threads() == 3 ? 0 : 1);
   }
   int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  if (waitpid(child, &status, 0) != child) return 18;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 19;
 #endif
+  return 0;
+}
+
+TEST(ThreadPool, TheProcessPoolStartsOnceWithTheRequestedSize) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(std::_Exit(process_pool_starts_once_with_the_requested_size()),
+              ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace
