@@ -3,6 +3,7 @@
 #include <pybind11/pybind11.h>
 
 #include "carrier.h"
+#include "definition.h"
 #include "dlpack.h"
 #include "dtype.h"
 #include "errors.h"
@@ -20,6 +21,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_dtype(m);
   strideweave::bindings::bind_carriers(m);
   strideweave::bindings::bind_move(m);
+  strideweave::bindings::bind_definitions(m);
   strideweave::bindings::bind_move_request(m);
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_dlpack(m);

@@ -9,9 +9,11 @@
 #include "carrier.h"
 #include "class_map.h"
 #include "gil.h"
+#include "python_exception.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/move_operation.h"
+#include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -71,6 +73,14 @@ void call_under_carrier_lock(const Carrier& carrier, const py::function& fn) {
   });
 }
 
+// The move stage named `name` ("validation", "route preparation", ...).
+MoveStage stage_named(const std::string& name) {
+  for (int s = 0; s < kMoveStages; ++s) {
+    if (name == move_stage_name(static_cast<MoveStage>(s))) return static_cast<MoveStage>(s);
+  }
+  throw ValueError("inject_move_fault: no move stage is named '" + name + "'");
+}
+
 }  // namespace
 
 void bind_testing(py::module_& m) {
@@ -124,6 +134,30 @@ void bind_testing(py::module_& m) {
       py::arg("operation"), py::return_value_policy::reference,
       "The descriptor the core reports for a move operation instance (its C++ "
       "operation_class()).");
+
+  t.attr("move_stages") = [] {
+    py::tuple names(kMoveStages);
+    for (int s = 0; s < kMoveStages; ++s) names[s] = move_stage_name(static_cast<MoveStage>(s));
+    return names;
+  }();
+  t.def(
+      "inject_move_fault",
+      [](const std::string& stage, const py::object& exception) {
+        const MoveStage at = stage_named(stage);
+        if (PyExceptionInstance_Check(exception.ptr()) == 0) {
+          throw TypeError("inject_move_fault: exception is not an exception instance");
+        }
+        try {
+          raise_object(exception);
+        } catch (py::error_already_set& e) {
+          inject_move_fault(at, std::make_exception_ptr(PythonException(e)));
+        }
+      },
+      py::arg("stage"), py::arg("exception"),
+      "Arms a fault: the next move to reach `stage` (one of move_stages) raises `exception` "
+      "there, once.");
+  t.def("clear_move_faults", &clear_move_faults,
+        "Disarms every stage; returns how many armed faults never fired.");
 }
 
 }  // namespace strideweave::bindings

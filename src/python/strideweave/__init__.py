@@ -9,6 +9,7 @@ and ``strideweave.tensors`` (core-tensor-representation) and
 from strideweave.carriers import (
     CPU,
     Carrier,
+    CarrierDefinition,
     ClassDescriptor,
     CpuToFileBackedMoveOperation,
     ElementwiseMoveOperation,
@@ -16,7 +17,11 @@ from strideweave.carriers import (
     FileBackedToCpuMoveOperation,
     Generic,
     MoveOperation,
+    TransferProvider,
+    TransferRequest,
+    TransferRoute,
     VersionToken,
+    define_carrier,
 )
 from strideweave.carriers.move import AwaitMove, AwaitResult, move, move_async
 from strideweave.dtypes import Any, Bool, DType, Float32, Floating, Int32, compound
@@ -46,6 +51,7 @@ __all__ = [
     "AwaitResult",
     "Bool",
     "Carrier",
+    "CarrierDefinition",
     "ClassDescriptor",
     "CpuToFileBackedMoveOperation",
     "DType",
@@ -59,6 +65,9 @@ __all__ = [
     "Layout",
     "MoveOperation",
     "Tensor",
+    "TransferProvider",
+    "TransferRequest",
+    "TransferRoute",
     "VersionToken",
     "arange",
     "coalesce",
@@ -66,6 +75,7 @@ __all__ = [
     "complement",
     "composition",
     "compound",
+    "define_carrier",
     "full",
     "idx2crd",
     "logical_divide",

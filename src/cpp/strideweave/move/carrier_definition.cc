@@ -1,10 +1,28 @@
 #include "strideweave/move/carrier_definition.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "strideweave/move/legacy_registry.h"
+#include "strideweave/move/move_operation.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
+
+void validate_route(const TransferRoute& route) {
+  const std::string named = "TransferRoute '" + route.route_id + "'";
+  for (const auto& [side, cls] :
+       {std::pair{"source", route.source}, std::pair{"destination", route.destination}}) {
+    if (cls == nullptr || cls->kind() != DescriptorKind::kCarrier) {
+      throw TypeError(named + " needs a Carrier subclass as its " + side + " class");
+    }
+  }
+  if (route.route_id.empty()) {
+    throw ValueError("TransferRoute from " + route.source->name() + " to " +
+                     route.destination->name() + " has an empty route_id");
+  }
+  if (route.provider == nullptr) throw ValueError(named + " has no provider");
+}
 
 CarrierDefinition::CarrierDefinition(const ClassDescriptor& carrier_class,
                                      std::vector<TransferRoute> routes, bool elementwise_fallback)
@@ -17,21 +35,13 @@ CarrierDefinition::CarrierDefinition(const ClassDescriptor& carrier_class,
   }
   for (std::size_t i = 0; i < routes_.size(); ++i) {
     const TransferRoute& route = routes_[i];
+    validate_route(route);
     const std::string named =
         "CarrierDefinition of " + carrier_class.name() + ": route '" + route.route_id + "'";
-    if (route.destination == nullptr || route.destination->kind() != DescriptorKind::kCarrier) {
-      throw TypeError(named + " needs a Carrier subclass as its destination class");
-    }
     if (route.source != &carrier_class) {
-      throw ValueError(named + " starts at " +
-                       (route.source == nullptr ? std::string("nothing") : route.source->name()) +
+      throw ValueError(named + " starts at " + route.source->name() +
                        ", not at the class the definition belongs to");
     }
-    if (route.route_id.empty()) {
-      throw ValueError("CarrierDefinition of " + carrier_class.name() + ": a route to " +
-                       route.destination->name() + " has an empty route_id");
-    }
-    if (route.provider == nullptr) throw ValueError(named + " has no provider");
     for (std::size_t j = 0; j < i; ++j) {
       if (routes_[j].route_id == route.route_id) throw ValueError(named + " is declared twice");
       if (routes_[j].destination == route.destination) {
@@ -48,6 +58,33 @@ const TransferRoute* CarrierDefinition::route_to(
     return r.destination == &destination;
   });
   return it == routes_.end() ? nullptr : &*it;
+}
+
+MoveRoute resolve_move_route(const ClassDescriptor& source, const ClassDescriptor& destination) {
+  source.seal();
+  destination.seal();
+  const CarrierDefinition* from = source.definition();
+  const CarrierDefinition* to = destination.definition();
+  if (from == nullptr && to == nullptr) {
+    return MoveRoute{nullptr, &LegacyMoveRegistry::global().dispatch(source, destination)};
+  }
+  if (from != nullptr) {
+    if (const TransferRoute* route = from->route_to(destination)) return MoveRoute{route, nullptr};
+  }
+  const bool source_permits = from == nullptr || from->elementwise_fallback();
+  const bool destination_permits = to == nullptr || to->elementwise_fallback();
+  if (source_permits && destination_permits) {
+    return MoveRoute{nullptr, &ElementwiseMoveOperation::static_class()};
+  }
+  std::string why = from == nullptr ? "the definition-free source class declares no routes"
+                                    : "the CarrierDefinition of " + source.name() +
+                                          " declares no route to exactly " + destination.name();
+  why += ", and the elementwise fallback is not permitted by ";
+  why += !source_permits && !destination_permits ? "either definition"
+         : !source_permits                       ? "the definition of " + source.name()
+                                                 : "the definition of " + destination.name();
+  throw NotImplementedError("move: no transfer route from " + source.name() + " to " +
+                            destination.name() + ": " + why);
 }
 
 }  // namespace strideweave

@@ -17,7 +17,10 @@ namespace {
 using Definition = ClassDescriptor::Definition;
 using testing_util::message_of;
 
-class NoopProvider : public TransferProvider {};
+class NoopProvider : public TransferProvider {
+ public:
+  std::shared_ptr<PreparedTransfer> prepare(const TransferRequest&) override { return nullptr; }
+};
 
 std::unique_ptr<ClassDescriptor> carrier_class(const char* name) {
   return ClassDescriptor::carrier(name, &CPU::static_class(), Definition::kOpen);

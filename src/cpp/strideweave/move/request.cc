@@ -1,7 +1,10 @@
 #include "strideweave/move/request.h"
 
+#include <array>
 #include <atomic>
+#include <mutex>
 #include <string>
+#include <utility>
 
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/legacy_registry.h"
@@ -14,6 +17,47 @@ namespace {
 std::atomic<uint64_t> next_move_id{1};
 
 thread_local const MoveTransfer* running_transfer = nullptr;
+
+// Throws the fault armed for `stage`, if any (inject_move_fault).
+void fault_point(MoveStage stage);
+
+// The request whose prepared transfer the calling thread is starting, and
+// where a report made meanwhile on this thread waits for start() to return.
+struct StartingRequest {
+  const MoveRequest* request;
+  std::exception_ptr& outcome;
+  bool& reported;
+};
+thread_local StartingRequest* starting_request = nullptr;
+
+class StartingScope {
+ public:
+  explicit StartingScope(StartingRequest& starting) : previous_(starting_request) {
+    starting_request = &starting;
+  }
+  ~StartingScope() { starting_request = previous_; }
+  StartingScope(const StartingScope&) = delete;
+  StartingScope& operator=(const StartingScope&) = delete;
+
+ private:
+  StartingRequest* previous_;
+};
+
+// A move operation (the legacy registry's, or the fallback) as the request's
+// prepared transfer: its copy hook, reported synchronously.
+class OperationTransfer final : public PreparedTransfer {
+ public:
+  explicit OperationTransfer(std::shared_ptr<MoveOperation> operation)
+      : operation_(std::move(operation)) {}
+  void start(const MoveTransfer& transfer, TransferDone done) override {
+    operation_->copy(transfer);
+    done();
+  }
+  bool runs_on_worker() const override { return operation_->runs_on_worker(); }
+
+ private:
+  std::shared_ptr<MoveOperation> operation_;
+};
 
 // Marks the calling thread as running `transfer`'s copy hook.
 class RunningTransfer {
@@ -83,10 +127,18 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   validate_destination(*source.carrier, *destination, tensor->dtype());
 
   std::shared_ptr<MoveRequest> request(new MoveRequest());
-  const ClassDescriptor& operation_class = LegacyMoveRegistry::global().dispatch(
-      source.carrier->carrier_class(), destination->carrier_class());
-  request->operation_ = make_operation(operation_class);
-  request->operation_->check_pair(source.carrier->carrier_class(), destination->carrier_class());
+  const MoveRoute route =
+      resolve_move_route(source.carrier->carrier_class(), destination->carrier_class());
+  std::shared_ptr<MoveOperation> operation;
+  if (route.route != nullptr) {
+    request->transfer_name_ = "the provider of route '" + route.route->route_id + "' from " +
+                              route.route->source->name() + " to " +
+                              route.route->destination->name();
+  } else {
+    operation = make_operation(*route.operation);
+    operation->check_pair(source.carrier->carrier_class(), destination->carrier_class());
+    request->transfer_name_ = "the move operation " + route.operation->name();
+  }
 
   const int64_t cosize = source.layout.size() == 0 ? 0 : source.layout.cosize();
   const int64_t slots = destination->slots();
@@ -96,16 +148,30 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
                      std::to_string(slots) + " slots, fewer than the layout's cosize " +
                      std::to_string(cosize) + ", and only an empty carrier can allocate");
   }
+  fault_point(MoveStage::kValidation);
+
+  if (route.route != nullptr) {
+    request->prepared_ = route.route->provider->prepare(
+        TransferRequest{route.route, tensor, source.carrier, destination, source.offset, cosize});
+    if (request->prepared_ == nullptr) {
+      throw TypeError("move: " + request->transfer_name_ + " prepared nothing");
+    }
+  } else {
+    request->prepared_ = std::make_shared<OperationTransfer>(std::move(operation));
+  }
+  fault_point(MoveStage::kRoutePreparation);
 
   request->name_ = "move #" + std::to_string(next_move_id++);
   request->source_lease_.emplace(source.carrier->pin(request->name_));
   request->destination_lease_.emplace(destination->pin(request->name_));
+  fault_point(MoveStage::kAllocation);
   if (allocate) request->destination_lease_->allocate(cosize);
 
   request->transfer_ =
       MoveTransfer{tensor, destination, Tensor::make(destination, source.layout, 0), cosize,
                    &*request->destination_lease_};
-  if (request->operation_->runs_on_worker()) {
+  fault_point(MoveStage::kSubmission);
+  if (request->prepared_->runs_on_worker()) {
     process_pool().submit([request] { request->run(); });
   } else {
     request->run();
@@ -114,21 +180,179 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
 }
 
 void MoveRequest::run() noexcept {
+  std::exception_ptr outcome;
+  bool reported = false;
+  // Outlives start(): a provider that throws without reporting fails the move
+  // with its exception, not with the report of a dropped completion.
+  const TransferDone done(
+      std::make_shared<TransferDone::State>(shared_from_this(), transfer_name_));
   try {
-    {
-      const Lease::Admission admitted = destination_lease_->admit();
-      const RunningTransfer running(transfer_);
-      operation_->copy(transfer_);
-    }
-    destination_lease_->mark_written();  // one mutation, whatever the copy wrote
-    destination_lease_->end();
-    source_lease_->release();
-    completion_.succeed(transfer_.output);
+    fault_point(MoveStage::kCopy);
+    const Lease::Admission admitted = destination_lease_->admit();
+    const RunningTransfer running(transfer_);
+    StartingRequest starting{this, outcome, reported};
+    const StartingScope scope(starting);
+    prepared_->start(transfer_, done);
   } catch (...) {
-    destination_lease_->end();
-    source_lease_->end();
-    completion_.fail(std::current_exception());
+    if (!reported) {
+      outcome = std::current_exception();
+      reported = true;
+    }
   }
+  if (reported) commit(outcome);
+}
+
+void MoveRequest::report(std::exception_ptr error) noexcept {
+  if (starting_request != nullptr && starting_request->request == this) {
+    if (!starting_request->reported) {
+      starting_request->outcome = std::move(error);
+      starting_request->reported = true;
+    }
+    return;
+  }
+  commit(std::move(error));
+}
+
+void MoveRequest::commit(std::exception_ptr error) noexcept {
+  if (committed_.exchange(true)) return;
+  if (error == nullptr) {
+    try {
+      fault_point(MoveStage::kCompletion);
+      validate_result();
+      fault_point(MoveStage::kResultValidation);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  if (error == nullptr) {
+    try {
+      destination_lease_->mark_written();  // one mutation, whatever the transfer wrote
+      destination_lease_->end();
+      source_lease_->release();
+      prepared_.reset();
+      completion_.succeed(transfer_.output);
+      return;
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  destination_lease_->end();
+  source_lease_->end();
+  prepared_.reset();
+  completion_.fail(std::move(error));
+}
+
+void MoveRequest::validate_result() const {
+  const Carrier& destination = *transfer_.destination;
+  if (destination.is_released() || destination.slots() < transfer_.element_count) {
+    throw RuntimeError("move: after " + name_ + "'s transfer the destination " +
+                       destination.label() + " does not hold the " +
+                       std::to_string(transfer_.element_count) + " slots of the result");
+  }
+}
+
+// TransferDone ------------------------------------------------------------------
+
+class TransferDone::State {
+ public:
+  State(std::shared_ptr<MoveRequest> request, std::string route)
+      : request_(std::move(request)), route_(std::move(route)) {}
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() {
+    if (std::shared_ptr<MoveRequest> request = take()) {
+      request->report(std::make_exception_ptr(
+          RuntimeError("move: " + route_ + " dropped the transfer of " + request->name() +
+                       " without reporting its outcome")));
+    }
+  }
+
+  void report(std::exception_ptr error) {
+    if (std::shared_ptr<MoveRequest> request = take()) request->report(std::move(error));
+  }
+
+ private:
+  std::shared_ptr<MoveRequest> take() {
+    std::lock_guard lock(mu_);
+    return std::move(request_);
+  }
+
+  std::mutex mu_;
+  std::shared_ptr<MoveRequest> request_;  // until the first report
+  std::string route_;
+};
+
+void TransferDone::operator()(std::exception_ptr error) const { state_->report(std::move(error)); }
+
+// Fault injection ---------------------------------------------------------------
+
+namespace {
+
+struct ArmedFaults {
+  std::mutex mu;
+  std::array<std::exception_ptr, kMoveStages> errors;
+};
+
+ArmedFaults& armed_faults() {
+  static ArmedFaults* faults = new ArmedFaults();  // never destroyed: workers may check it at exit
+  return *faults;
+}
+
+std::atomic<int> armed_count{0};
+
+void fault_point(MoveStage stage) {
+  if (armed_count.load(std::memory_order_relaxed) == 0) return;
+  std::exception_ptr error;
+  {
+    ArmedFaults& faults = armed_faults();
+    std::lock_guard lock(faults.mu);
+    error = std::exchange(faults.errors[static_cast<std::size_t>(stage)], nullptr);
+    if (error != nullptr) --armed_count;
+  }
+  if (error != nullptr) std::rethrow_exception(error);
+}
+
+}  // namespace
+
+const char* move_stage_name(MoveStage stage) noexcept {
+  switch (stage) {
+    case MoveStage::kValidation:
+      return "validation";
+    case MoveStage::kRoutePreparation:
+      return "route preparation";
+    case MoveStage::kAllocation:
+      return "allocation";
+    case MoveStage::kSubmission:
+      return "submission";
+    case MoveStage::kCopy:
+      return "copy";
+    case MoveStage::kCompletion:
+      return "completion";
+    case MoveStage::kResultValidation:
+      return "result validation";
+  }
+  return "unknown";
+}
+
+void inject_move_fault(MoveStage stage, std::exception_ptr error) {
+  if (error == nullptr) throw ValueError("inject_move_fault: the fault needs an exception");
+  ArmedFaults& faults = armed_faults();
+  std::lock_guard lock(faults.mu);
+  std::exception_ptr& slot = faults.errors[static_cast<std::size_t>(stage)];
+  if (slot == nullptr) ++armed_count;
+  slot = std::move(error);
+}
+
+int clear_move_faults() noexcept {
+  ArmedFaults& faults = armed_faults();
+  std::lock_guard lock(faults.mu);
+  int unfired = 0;
+  for (std::exception_ptr& slot : faults.errors) {
+    if (slot != nullptr) ++unfired;
+    slot = nullptr;
+  }
+  armed_count = 0;
+  return unfired;
 }
 
 }  // namespace strideweave

@@ -12,41 +12,49 @@
 //      (RuntimeError), source owned (RuntimeError), destination is the
 //      source carrier (ValueError), destination released (RuntimeError),
 //      destination not publicly mutable (RuntimeError), dtype mismatch
-//      (TypeError);
-//   3. the route: the legacy registry's operation class for the exact pair
-//      (ElementwiseMoveOperation when it has none), instantiated through
-//      `make_operation`, then its pins (TypeError naming the operation);
-//   4. sizing: a destination with fewer slots than the layout's cosize
-//      fails with ValueError unless it is empty and supports allocation;
-//   5. pins: the source, then the destination, each for "move #N"; a failure
-//      ends the pins taken and rethrows;
-//   6. allocation of an empty destination to exactly cosize, through its
+//      (TypeError), the route (resolve_move_route: a definition's
+//      TransferRoute, a move operation class instantiated through
+//      `make_operation`, or NotImplementedError) pinning a class the pair
+//      does not match (TypeError naming the operation), a destination with
+//      fewer slots than the layout's cosize that is not empty (ValueError;
+//      allocation is refused later by a class that does not support it);
+//   3. route preparation: a TransferRoute's provider prepare()s the request,
+//      which passed the whole table, and may refuse it by throwing;
+//   4. pins: the source, then the destination, each for "move #N";
+//   5. allocation of an empty destination to exactly cosize, through its
 //      lease; the output Tensor (destination, offset 0, the source layout);
-//   7. submission: the operation's copy() runs inline (before initiate
+//   6. submission: the prepared transfer starts inline (before initiate
 //      returns) or on the process pool (runs_on_worker()).
-// Nothing before submission changes either carrier (a refused pin changes
-// nothing; allocation happens only after both pins are held, and a failure
-// after it is a terminal failure).
+// A failure in 1-6 ends the pins taken and changes nothing else, except that
+// a failure to submit leaves an empty destination allocated (zeroed, its
+// version incremented once by the allocation): allocation happens only after
+// both pins are held, and a failed allocation allocates nothing.
 //
-// Terminal commit, exactly once, on the thread that finishes the copy:
+// Terminal commit, exactly once, on the thread that reports the transfer's
+// outcome (the one running it, or for an asynchronous provider whichever
+// thread reports it). Success is checked first (result validation: the
+// destination is live and holds the cosize slots); then
 //   success: the destination's pin ends and its version increments by
 //     exactly one (the move's writes count as one mutation, also when there
-//     were none), the source is released through
-//     its lease (its version unchanged), then success is recorded with the
-//     output Tensor;
+//     were none), the source is released through its lease (its version
+//     unchanged), then success is recorded with the output Tensor;
 //   failure: both pins end (the destination's version increments once when
-//     the copy wrote it, its slots then unspecified; the source is live with
-//     its values and version), then the exception is recorded.
-// The request keeps the tensor, both carriers and the operation alive until
-// then, whether or not anyone holds its completion.
+//     the transfer wrote it, its slots then unspecified; the source is live
+//     with its values and version), then the exception is recorded.
+// The request keeps the tensor, both carriers and the prepared transfer (the
+// provider's resources) alive until then, whether or not anyone holds its
+// completion, and drops the prepared transfer at the commit.
 #pragma once
 
+#include <atomic>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/tensor/tensor.h"
@@ -70,14 +78,23 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   const std::string& name() const noexcept { return name_; }
 
  private:
+  friend class TransferDone::State;
   MoveRequest() = default;
   void run() noexcept;
+  // Records the transfer's outcome: deferred to run() when reported on the
+  // thread inside start(), else the terminal commit at once.
+  void report(std::exception_ptr error) noexcept;
+  void commit(std::exception_ptr error) noexcept;
+  // Throws RuntimeError unless the destination is live and holds the result's slots.
+  void validate_result() const;
 
   std::string name_;
-  std::shared_ptr<MoveOperation> operation_;
+  std::string transfer_name_;  // "the provider of route ...", "the move operation ..."
+  std::shared_ptr<PreparedTransfer> prepared_;
   MoveTransfer transfer_;
   std::optional<Lease> source_lease_;
   std::optional<Lease> destination_lease_;
+  std::atomic<bool> committed_{false};
   Completion<Result> completion_;
 };
 
@@ -92,5 +109,29 @@ const MoveTransfer* current_move_transfer() noexcept;
 
 // An instance of a built-in move operation class; nullptr for any other.
 std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation);
+
+// Test hook (fault injection): the stages of a move, in order. A fault at
+// kValidation .. kSubmission is raised by initiate(); one at kCopy ..
+// kResultValidation becomes the terminal failure.
+enum class MoveStage {
+  kValidation,        // after the validation table passed
+  kRoutePreparation,  // after the route resolved and its provider prepared
+  kAllocation,        // in place of the destination's allocation (always reached)
+  kSubmission,        // in place of submitting the transfer
+  kCopy,              // as the transfer starts, on the thread running it
+  kCompletion,        // as a successful transfer's outcome is committed
+  kResultValidation,  // after the result passed its validation
+};
+inline constexpr int kMoveStages = 7;
+
+// "validation", "route preparation", ...: the stage's name in messages.
+const char* move_stage_name(MoveStage stage) noexcept;
+
+// Arms a fault: the next move to reach `stage` throws `error` (non-null)
+// there, once. Arming a stage again replaces its fault. For tests; every
+// move checks one atomic counter when nothing is armed.
+void inject_move_fault(MoveStage stage, std::exception_ptr error);
+// Disarms every stage; returns how many faults were armed and never fired.
+int clear_move_faults() noexcept;
 
 }  // namespace strideweave

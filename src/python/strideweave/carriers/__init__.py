@@ -5,6 +5,7 @@ is ``strideweave.carriers.move``)."""
 from strideweave._core import (
     CPU,
     Carrier,
+    CarrierDefinition,
     ClassDescriptor,
     CpuToFileBackedMoveOperation,
     ElementwiseMoveOperation,
@@ -12,12 +13,17 @@ from strideweave._core import (
     FileBackedToCpuMoveOperation,
     Generic,
     MoveOperation,
+    TransferProvider,
+    TransferRequest,
+    TransferRoute,
     VersionToken,
+    define_carrier,
 )
 
 __all__ = [
     "CPU",
     "Carrier",
+    "CarrierDefinition",
     "ClassDescriptor",
     "CpuToFileBackedMoveOperation",
     "ElementwiseMoveOperation",
@@ -25,5 +31,9 @@ __all__ = [
     "FileBackedToCpuMoveOperation",
     "Generic",
     "MoveOperation",
+    "TransferProvider",
+    "TransferRequest",
+    "TransferRoute",
     "VersionToken",
+    "define_carrier",
 ]
