@@ -1,9 +1,13 @@
 """interop-movement properties: for any layout (nested, holes, stride zero, extents 0 and
 1), any offset and any ordered pair of Generic, CPU, FileBacked and Python-subclass
 carriers, a move preserves every logical value and the exact layout, and releases
-exactly the source."""
+exactly the source; with a fault injected at any stage (on those pairs, a registered
+Python _copy and definition-backed routes), nothing changes."""
 
 from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
 
 import hypothesis.strategies as st
 import pytest
@@ -11,6 +15,8 @@ from hypothesis import given
 
 import strideweave as sw
 from property_tests import strategies as S
+from strideweave._core import _testing
+from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
 from strideweave.carriers.move import registered_move_operation
 
 MOVE = "interop-movement/move-relocates-values-into-a-caller-supplied-carrier"
@@ -109,3 +115,158 @@ def test_a_failed_move_leaves_the_source_live_and_unchanged(t, empty):
     assert t.tolist() == values
     assert destination.pinned_by is None and destination.is_mutable()
     assert destination.version == (1 if cosize else 0)
+
+
+EAGER = "interop-movement/move-submission-is-eager-but-does-not-force-host-synchronization"
+LIFETIME = "interop-movement/pending-movement-preserves-lifetime-through-completion"
+
+STAGES = _testing.move_stages
+# Faults up to submission raise from move_async; later ones fail the handle.
+RAISED_DIRECTLY = STAGES[: STAGES.index("copy")]
+# A fault from submission on finds an empty destination allocated (zeroed, version 1).
+ALLOCATED = STAGES[STAGES.index("submission") :]
+# A fault from completion on comes after the transfer wrote the destination.
+WRITTEN = STAGES[STAGES.index("completion") :]
+
+
+class InjectedFault(Exception):
+    pass
+
+
+class SpanCopy(sw.MoveOperation):
+    """A Python _copy: the span, slot by slot, through the public entry points."""
+
+    def _copy(self, tensor, destination, output, element_count):
+        for slot in range(element_count):
+            destination.write(slot, tensor.carrier.read(tensor.offset + slot))
+
+
+class SpanProvider(TransferProvider):
+    """Copies the span with one range read and write on the worker running the prepared
+    callable; reports by returning None, or (``asynchronous``) through a Future another
+    thread completes."""
+
+    def __init__(self, asynchronous: bool) -> None:
+        super().__init__()
+        self.asynchronous = asynchronous
+        self.completers: list[threading.Thread] = []
+
+    def prepare(self, request):
+        def transfer(output):
+            span = request.source.read_range(request.offset, request.element_count)
+            output.carrier.write_range(0, span)
+            if not self.asynchronous:
+                return None
+            future: Future = Future()
+            completer = threading.Thread(target=future.set_result, args=(None,))
+            self.completers.append(completer)
+            completer.start()
+            return future
+
+        return transfer
+
+    def join(self) -> None:
+        while self.completers:
+            self.completers.pop().join()
+
+
+class DefinedSource(sw.CPU):
+    pass
+
+
+class DefinedDestination(sw.Generic):
+    pass
+
+
+class FutureSource(sw.Generic):
+    pass
+
+
+class FutureDestination(sw.CPU):
+    pass
+
+
+def defined_pair(source: type, destination: type, provider: SpanProvider) -> tuple[type, type]:
+    """Defines ``source`` with one route, to ``destination``, through ``provider``."""
+    define_carrier(
+        CarrierDefinition(source, routes=[TransferRoute(source, destination, "span", provider)])
+    )
+    return source, destination
+
+
+PROVIDERS = (SpanProvider(asynchronous=False), SpanProvider(asynchronous=True))
+DEFINED_PAIRS = (
+    defined_pair(DefinedSource, DefinedDestination, PROVIDERS[0]),
+    defined_pair(FutureSource, FutureDestination, PROVIDERS[1]),
+)
+
+# Every ordered pair of the built-ins and their definition-free Python subclasses (PyGeneric
+# -> PyCPU through a registered Python _copy), and the two definition-backed routes.
+FAULT_PAIRS = st.one_of(
+    st.tuples(MOVE_CARRIERS, MOVE_CARRIERS),
+    st.sampled_from(DEFINED_PAIRS),
+)
+
+
+def carrier_state(carrier: sw.Carrier) -> tuple:
+    return (
+        carrier.version,
+        carrier.is_released,
+        carrier.pinned_by,
+        carrier.is_mutable(),
+        carrier.slots,
+        carrier.tolist(),
+    )
+
+
+@pytest.mark.spec(f"{TERMINAL}#1", f"{TERMINAL}#3", f"{EAGER}#4", f"{EAGER}#5", f"{LIFETIME}#5")
+@given(
+    pair=FAULT_PAIRS, stage=st.sampled_from(STAGES), spare=st.none() | S.EXTRA_SLOTS, data=st.data()
+)
+def test_a_fault_at_any_stage_changes_nothing(pair, stage, spare, data):
+    source_class, destination_class = pair
+    t = data.draw(S.tensors(carrier_classes=st.just(source_class)), label="tensor")
+    source = t.carrier
+    values, source_state = t.tolist(), carrier_state(source)
+    cosize = t.layout.cosize if t.layout.size else 0
+    slots = 0 if spare is None else cosize + spare
+    destination = destination_class(t.dtype, values=data.draw(S.slot_values(t.dtype, slots)))
+    destination_state = carrier_state(destination)
+    fault = InjectedFault(stage)
+    with registered_move_operation(PyGeneric, PyCPU, SpanCopy):
+        _testing.inject_move_fault(stage, fault)
+        try:
+            try:
+                handle = sw.move_async(t, destination)
+            except InjectedFault as error:
+                assert error is fault and stage in RAISED_DIRECTLY
+            else:
+                assert stage not in RAISED_DIRECTLY
+                for _ in range(2):
+                    with pytest.raises(InjectedFault) as info:
+                        handle.wait()
+                    assert info.value is fault
+                assert handle.done
+        finally:  # disarmed even when an assertion failed, for the next example
+            unfired = _testing.clear_move_faults()
+        assert unfired == 0  # the fault fired, once
+
+        assert carrier_state(source) == source_state
+        assert t.tolist() == values
+        assert destination.pinned_by is None and destination.is_mutable()
+        if stage in WRITTEN and cosize:  # the transfer wrote: one mutation
+            assert destination.slots == (slots or cosize)
+            assert destination.version == destination_state[0] + 1
+        elif stage in WRITTEN:
+            # An empty span: no slot changed; a bulk route's empty range write may count.
+            assert destination.tolist() == destination_state[5]
+        elif spare is None and cosize and stage in ALLOCATED:
+            assert destination.tolist() == [0] * cosize and destination.version == 1
+        else:
+            assert carrier_state(destination) == destination_state
+
+        result = sw.move(t, destination)  # usability restored
+        assert result.tolist() == values and result.layout == t.layout
+        assert source.is_released and destination.pinned_by is None
+    for provider in PROVIDERS:
+        provider.join()
