@@ -5,9 +5,8 @@ The registry is process-global: every test registers pairs of classes it defines
 found them. "Nothing changed" is checked on every pair of the classes involved and of
 the built-in carrier classes.
 
-Not bound here: "Reject registration for a defined carrier" and clauses #16 to #18 (no
-carrier class can be made definition-backed yet: CarrierDefinition and define_carrier
-arrive with TransferRoute), and #19 (``move`` itself arrives with the request path).
+"Reject registration for a defined carrier" and clauses #16 to #18 are bound in
+test_move_routes.py, with the definitions they need.
 """
 
 import subprocess
@@ -380,8 +379,9 @@ def test_registry_functions_are_importable_from_carriers_move():
     assert all(callable(getattr(move, name)) for name in move.__all__)
 
 
-def test_move_operation_classes_are_importable_from_the_top_level_package():
-    """Part of #19 (left unbound until ``move`` exists): the operation classes."""
+@pytest.mark.spec(f"{REQ}#19")
+def test_move_and_the_operation_classes_are_importable_from_the_top_level_package():
+    assert "move" in sw.__all__ and sw.move is sw.carriers.move.move
     names = [
         "MoveOperation",
         "ElementwiseMoveOperation",

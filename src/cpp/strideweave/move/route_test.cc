@@ -106,7 +106,7 @@ void define(const ClassDescriptor& cls, std::vector<TransferRoute> routes, bool 
 }
 
 TEST(interop_movement__move_routes_are_exact_and_definition_owned,
-     the_exact_route_prepares_and_runs_the_move) {
+     resolve_an_exact_custom_route__cpp) {
   const Classes c;
   const auto provider = std::make_shared<SpanProvider>();
   define(*c.tiled, {TransferRoute{c.tiled.get(), c.sink.get(), "tiled->sink", provider}}, false);
@@ -125,7 +125,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
 }
 
 TEST(interop_movement__move_routes_are_exact_and_definition_owned,
-     a_parent_or_sibling_route_is_not_selected) {
+     refuse_inherited_transfer_support__cpp) {
   const Classes c;
   const auto provider = std::make_shared<SpanProvider>();
   define(*c.tiled, {TransferRoute{c.tiled.get(), c.sink.get(), "tiled->sink", provider}}, false);
@@ -156,7 +156,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
 }
 
 TEST(interop_movement__move_routes_are_exact_and_definition_owned,
-     the_fallback_needs_both_definitions_to_permit_it) {
+     clause4__fallback_needs_both_definitions) {
   for (const bool source_permits : {false, true}) {
     for (const bool destination_permits : {false, true}) {
       const Classes c;
@@ -181,7 +181,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
 }
 
 TEST(interop_movement__move_routes_are_exact_and_definition_owned,
-     a_provider_refusal_reaches_the_caller_before_anything_changes) {
+     clause1__a_provider_refusal_changes_nothing) {
   class Refusing : public TransferProvider {
    public:
     std::shared_ptr<PreparedTransfer> prepare(const TransferRequest& request) override {
@@ -202,7 +202,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
 }
 
 TEST(interop_movement__pending_movement_preserves_lifetime_through_completion,
-     an_asynchronous_provider_commits_when_it_reports) {
+     clause2__an_asynchronous_provider_commits_when_it_reports) {
   const Classes c;
   const auto provider = std::make_shared<SpanProvider>(/*asynchronous=*/true);
   define(*c.tiled, {TransferRoute{c.tiled.get(), c.sink.get(), "async", provider}}, false);
@@ -221,7 +221,7 @@ TEST(interop_movement__pending_movement_preserves_lifetime_through_completion,
 }
 
 TEST(interop_movement__one_asynchronous_move_publishes_at_one_terminal_boundary,
-     a_provider_that_drops_or_throws_fails_the_move) {
+     clause3__a_provider_that_drops_or_throws_fails_the_move) {
   class Dropping : public TransferProvider {
    public:
     explicit Dropping(bool throws) : throws_(throws) {}
@@ -272,7 +272,7 @@ TEST(interop_movement__one_asynchronous_move_publishes_at_one_terminal_boundary,
 }
 
 TEST(interop_movement__one_asynchronous_move_publishes_at_one_terminal_boundary,
-     a_fault_at_any_stage_changes_nothing) {
+     clause3__a_fault_at_any_stage_changes_nothing) {
   for (int s = 0; s < kMoveStages; ++s) {
     const auto stage = static_cast<MoveStage>(s);
     SCOPED_TRACE(move_stage_name(stage));
