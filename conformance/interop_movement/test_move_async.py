@@ -7,15 +7,19 @@ move_async returns while the hook waits.
 
 Not bound here: "Wait for a failed projection" and the AwaitProjection and AwaitResidency
 halves of "Await results share one completion contract" (#11 and the tiled-evictable
-handles), #7 (no completion callback or profiling finalization is public yet), and
-"Return while a device copy is pending" (a Metal device copy).
+handles), and #7 (no completion callback or profiling finalization is public yet).
+"Return while a device copy is pending" is bound with a definition-backed route whose
+provider submits its copy to an emulated device thread (the Metal carrier's own device
+queue arrives with Metal).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gc
 import inspect
+import queue
 import threading
 
 import pytest
@@ -32,6 +36,7 @@ from conformance.interop_movement.movement import (
     source_tensor,
     wait_until,
 )
+from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
 from strideweave.carriers.move import registered_move_operation
 
 AWAIT = "interop-movement/await-results-share-one-completion-contract"
@@ -206,6 +211,67 @@ def test_move_async_returns_while_the_copy_blocks():
     assert pending.handle.done is False
     pending.finish()
     assert pending.handle.wait().tolist() == pending.values
+
+
+class DeviceQueue:
+    """An emulated device: one thread running submitted copies in order, each once the
+    test lets the device proceed; a copy's completion resolves its Future."""
+
+    def __init__(self) -> None:
+        self.commands: queue.Queue = queue.Queue()
+        self.proceed = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def submit(self, copy) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self.commands.put((copy, future))
+        return future
+
+    def _run(self) -> None:
+        while True:
+            copy, future = self.commands.get()
+            self.proceed.wait(TERMINAL_TIMEOUT)
+            copy()
+            future.set_result(None)
+
+
+@pytest.mark.spec(f"{EAGER}/return-while-a-device-copy-is-pending", f"{EAGER}#1", f"{EAGER}#3")
+def test_return_while_a_device_copy_is_pending():
+    device = DeviceQueue()
+    staged: list = []
+
+    class DeviceCopy(TransferProvider):
+        """Stages the span on the worker (admitted to write the destination), then
+        submits the device copy and returns its completion without waiting for it."""
+
+        def prepare(self, request):
+            def run(output):
+                span = request.source.read_range(request.offset, request.element_count)
+                request.destination.write_range(0, span)
+                return device.submit(lambda: staged.append(len(span)))
+
+            return run
+
+    class Host(sw.CPU):
+        pass
+
+    class Device(sw.CPU):
+        pass
+
+    define_carrier(
+        CarrierDefinition(Host, routes=[TransferRoute(Host, Device, "host->device", DeviceCopy())])
+    )
+    tensor = source_tensor(Host)
+    expected = tensor.tolist()
+    handle = sw.move_async(tensor, Device(sw.Int32))
+    # The device has not run the copy: move_async returned without synchronizing.
+    assert not handle.done and staged == []
+    assert tensor.carrier.pinned_by is not None and not tensor.carrier.is_released
+    device.proceed.set()
+    result = handle.wait()
+    assert staged == [tensor.layout.cosize] and handle.done
+    assert result.tolist() == expected and tensor.carrier.is_released
 
 
 @pytest.mark.spec(f"{EAGER}#1", f"{ASYNC}/initiate-one-move")
