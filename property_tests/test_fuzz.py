@@ -125,12 +125,28 @@ for entry in sorted(fuzz.ENTRY_POINTS):
     except TypeError:
         continue
     raise AssertionError(f"{entry} accepted None as self")
+
+for class_name in sorted(fuzz.PROPERTY_READERS):
+    cls = fuzz.resolve(class_name)
+    for name in fuzz.property_names(class_name):
+        attribute = next(
+            (vars(k)[name] for k in cls.__mro__ if name in vars(k)), None
+        )
+        if not isinstance(attribute, property):  # static properties take no self
+            continue
+        print(f"{class_name}.{name}", flush=True)
+        try:
+            attribute.fget(None)
+        except TypeError:
+            continue
+        raise AssertionError(f"{class_name}.{name} accepted None as self")
 """
 
 
-def test_methods_refuse_none_as_self(request):
-    """Regression: methods bound from member function pointers took None as a null self
-    (``sw.Layout.is_injective(None)`` segfaulted)."""
+def test_methods_and_properties_refuse_none_as_self(request):
+    """Regression: methods and read-only properties bound from member function pointers
+    took None as a null self (``sw.Layout.is_injective(None)`` and
+    ``sw.Layout.size.fget(None)`` segfaulted)."""
     child = subprocess.run(
         [sys.executable, "-c", NONE_AS_SELF],
         cwd=request.config.rootpath,

@@ -264,15 +264,16 @@ void bind_carriers(py::module_& m) {
   py::class_<ClassDescriptor>(m, "ClassDescriptor",
                               "The runtime descriptor of one exact carrier or move-operation "
                               "class.")
-      .def_property_readonly("name", &ClassDescriptor::name)
-      .def_property_readonly("parent", &ClassDescriptor::parent, py::return_value_policy::reference)
+      .def_property_readonly("name", getter<&ClassDescriptor::name>())
+      .def_property_readonly("parent", getter<&ClassDescriptor::parent>(),
+                             py::return_value_policy::reference)
       .def_property_readonly("kind", [](const ClassDescriptor& c) { return kind_name(c.kind()); })
       .def_property_readonly(
           "definition_state",
           [](const ClassDescriptor& c) { return definition_state_name(c.definition_state()); })
-      .def_property_readonly("pinned_source", &ClassDescriptor::pinned_source,
+      .def_property_readonly("pinned_source", getter<&ClassDescriptor::pinned_source>(),
                              py::return_value_policy::reference)
-      .def_property_readonly("pinned_destination", &ClassDescriptor::pinned_destination,
+      .def_property_readonly("pinned_destination", getter<&ClassDescriptor::pinned_destination>(),
                              py::return_value_policy::reference)
       .def("__repr__",
            [](const ClassDescriptor& c) {
@@ -285,7 +286,7 @@ void bind_carriers(py::module_& m) {
       .def("__hash__", [](const ClassDescriptor& c) { return c.id(); });
 
   py::class_<VersionToken>(m, "VersionToken", "A snapshot of (carrier identity, version).")
-      .def_property_readonly("version", &VersionToken::version)
+      .def_property_readonly("version", getter<&VersionToken::version>())
       .def("is_current", &VersionToken::is_current, self_not_none)
       .def("__eq__",
            [](const VersionToken& a, py::handle b) {
@@ -309,12 +310,12 @@ void bind_carriers(py::module_& m) {
           "carrier_class",
           [](py::handle cls) -> const ClassDescriptor& { return descriptor_for_type(cls); },
           py::return_value_policy::reference)
-      .def_property_readonly("dtype", &Carrier::dtype)
-      .def_property_readonly("slots", &Carrier::slots)
+      .def_property_readonly("dtype", getter<&Carrier::dtype>())
+      .def_property_readonly("slots", getter<&Carrier::slots>())
       .def("__len__", &Carrier::slots, self_not_none)
-      .def_property_readonly("version", &Carrier::version)
-      .def_property_readonly("is_released", &Carrier::is_released)
-      .def_property_readonly("owner", &Carrier::owner)
+      .def_property_readonly("version", getter<&Carrier::version>())
+      .def_property_readonly("is_released", getter<&Carrier::is_released>())
+      .def_property_readonly("owner", getter<&Carrier::owner>())
       .def(
           "read", [](const Carrier& c, int64_t slot) { return from_value(c.read(slot)); },
           py::arg("slot"))
@@ -330,7 +331,7 @@ void bind_carriers(py::module_& m) {
       .def("version_token", &Carrier::version_token, self_not_none)
       .def("release", &Carrier::release, self_not_none, py::call_guard<py::gil_scoped_release>())
       .def("is_mutable", &Carrier::is_mutable, self_not_none)
-      .def_property_readonly("pinned_by", &Carrier::pinned_by)
+      .def_property_readonly("pinned_by", getter<&Carrier::pinned_by>())
       .def("_pin", &Carrier::pin, py::arg("operation"),
            "Pins the carrier for `operation` (tests and the move machinery only); use as "
            "`with c._pin(name) as lease:`.")
@@ -345,8 +346,8 @@ void bind_carriers(py::module_& m) {
 
   py::class_<Lease>(m, "_Lease",
                     "The private write path of an operation pinning a carrier (Carrier._pin).")
-      .def_property_readonly("operation", &Lease::operation)
-      .def_property_readonly("active", &Lease::active)
+      .def_property_readonly("operation", getter<&Lease::operation>())
+      .def_property_readonly("active", getter<&Lease::active>())
       .def(
           "write", [](Lease& l, int64_t slot, py::handle value) { l.write(slot, to_value(value)); },
           py::arg("slot"), py::arg("value"))
@@ -381,7 +382,7 @@ void bind_carriers(py::module_& m) {
       "Slots in a file, native encoding, no header; path=None makes a temporary file removed "
       "at release and at exit.",
       py::arg("path") = py::none())
-      .def_property_readonly("path", &FileBacked::path);
+      .def_property_readonly("path", getter<&FileBacked::path>());
 
   require_registered(builtin_carrier_classes());
   m.def(

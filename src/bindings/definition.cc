@@ -11,6 +11,7 @@
 #include "describe.h"
 #include "gil.h"
 #include "python_exception.h"
+#include "self_arg.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/move_operation.h"
@@ -235,7 +236,8 @@ void bind_definitions(py::module_& m) {
                                }
                                return routes;
                              })
-      .def_property_readonly("elementwise_fallback", &CarrierDefinition::elementwise_fallback);
+      .def_property_readonly("elementwise_fallback",
+                             getter<&CarrierDefinition::elementwise_fallback>());
 
   m.def(
       "define_carrier",

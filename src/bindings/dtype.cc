@@ -46,10 +46,10 @@ DType compound(const py::args& args, const py::kwargs& kwargs) {
 void bind_dtype(py::module_& m) {
   py::class_<DType> dtype(m, "DType", "A logical dtype: concrete, abstract or compound.");
   def_value_semantics(dtype);
-  dtype.def_property_readonly("name", &DType::name)
-      .def_property_readonly("is_concrete", &DType::is_concrete)
-      .def_property_readonly("is_abstract", &DType::is_abstract)
-      .def_property_readonly("is_compound", &DType::is_compound)
+  dtype.def_property_readonly("name", getter<&DType::name>())
+      .def_property_readonly("is_concrete", getter<&DType::is_concrete>())
+      .def_property_readonly("is_abstract", getter<&DType::is_abstract>())
+      .def_property_readonly("is_compound", getter<&DType::is_compound>())
       .def_property_readonly("itemsize",
                              [](const DType& d) -> py::object {
                                const auto size = d.itemsize();

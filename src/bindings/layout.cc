@@ -69,10 +69,10 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
            py::arg("shape"), py::arg("stride") = py::none())
       .def_property_readonly("shape", [](const Layout& l) { return from_int_tuple(l.shape()); })
       .def_property_readonly("stride", [](const Layout& l) { return from_int_tuple(l.stride()); })
-      .def_property_readonly("size", &Layout::size)
-      .def_property_readonly("cosize", &Layout::cosize)
-      .def_property_readonly("rank", &Layout::rank)
-      .def_property_readonly("depth", &Layout::depth)
+      .def_property_readonly("size", getter<&Layout::size>())
+      .def_property_readonly("cosize", getter<&Layout::cosize>())
+      .def_property_readonly("rank", getter<&Layout::rank>())
+      .def_property_readonly("depth", getter<&Layout::depth>())
       .def_property_readonly("leaf_modes",
                              [](const Layout& l) {
                                py::list out;

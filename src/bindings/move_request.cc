@@ -109,7 +109,7 @@ void bind_move_request(py::module_& m) {
   py::class_<AwaitResult>(m, "AwaitResult",
                           "The read-only completion handle of a framework-created request: "
                           "done, and wait() returning the result or raising the failure.")
-      .def_property_readonly("done", &AwaitResult::done)
+      .def_property_readonly("done", getter<&AwaitResult::done>())
       .def("wait", &AwaitResult::wait, self_not_none,
            "Blocks (without the GIL) until the terminal outcome; returns the identical result "
            "or raises the identical exception on every call.");

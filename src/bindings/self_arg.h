@@ -12,4 +12,27 @@ namespace strideweave::bindings {
 // a call fails with TypeError like any other argument of the wrong type.
 inline const pybind11::pos_only self_not_none{};
 
+namespace detail {
+template <class Getter>
+struct getter_class;
+template <class C, class R>
+struct getter_class<R (C::*)() const> {
+  using type = C;
+};
+template <class C, class R>
+struct getter_class<R (C::*)() const noexcept> {
+  using type = C;
+};
+}  // namespace detail
+
+// The getter of a read-only property over the const member function `Getter`.
+// Bound from the member function pointer itself, pybind11 would load `self`
+// as a nullable pointer (`Layout.size.fget(None)` would call through a null
+// pointer); this takes `self` by reference, which refuses None with TypeError.
+template <auto Getter>
+auto getter() {
+  using C = typename detail::getter_class<decltype(Getter)>::type;
+  return [](const C& self) -> decltype(auto) { return (self.*Getter)(); };
+}
+
 }  // namespace strideweave::bindings

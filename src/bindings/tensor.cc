@@ -225,13 +225,13 @@ spec/core-tensor-representation.
             return Tensor::from_planes(dtype.cast<DType>(), std::move(converted));
           },
           py::arg("dtype"), py::arg("planes"))
-      .def_property_readonly("dtype", &Tensor::dtype)
+      .def_property_readonly("dtype", getter<&Tensor::dtype>())
       .def_property_readonly("shape", [](const Tensor& t) { return from_int_tuple(t.shape()); })
       .def_property_readonly("carrier",
                              [](const Tensor& t) { return t.subtensor("carrier").carrier; })
       .def_property_readonly("layout", [](const Tensor& t) { return t.subtensor("layout").layout; })
       .def_property_readonly("offset", [](const Tensor& t) { return t.subtensor("offset").offset; })
-      .def_property_readonly("is_multi_subtensor", &Tensor::is_multi_subtensor)
+      .def_property_readonly("is_multi_subtensor", getter<&Tensor::is_multi_subtensor>())
       .def_property_readonly("planes", [](const Tensor& t) { return t.planes(); })
       .def("tolist", &tolist)
       .def("is_mutable", &Tensor::is_mutable, self_not_none)
