@@ -4,7 +4,7 @@
   for no evidence (names, lines and clause text; every status ``missing``).
 * ``check [--strict MODE] [--cpp-results DIR] [--gtest-binary PATH]...`` validates specs,
   citations (pytest collection in-process, C++ results and binaries), clause pins and
-  strict capabilities' scenarios; exit status 1 on any problem.
+  strict capabilities' and requirements' scenarios; exit status 1 on any problem.
 * ``pin`` rewrites ``spec/clauses.lock`` and prints each clause id it added, changed or
   dropped. Every command takes ``--root DIR`` (default: the current directory).
 """
@@ -55,15 +55,14 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     messages = failures(project, python, drift)
     evidence = Evidence((*python, *project.cpp.citations))
     for cap in build_coverage(project.catalog, evidence, project.strict).capabilities:
-        missing = [s for r in cap.requirements for s in r.scenarios if s.status == MISSING]
+        missing = [(r, s) for r in cap.requirements for s in r.scenarios if s.status == MISSING]
         counts = cap.counts.scenarios
         out.write(
-            f"{cap.capability} ({'strict' if cap.strict else 'not strict'}): "
+            f"{cap.capability} ({cap.mode}): "
             f"{len(cap.requirements)} requirements, {counts['total']} scenarios, "
             f"{counts['bound']} bound, {len(missing)} missing\n"
         )
-        if cap.strict:
-            messages += [f"missing: no test cites {s.scenario.id}" for s in missing]
+        messages += [f"missing: no test cites {s.scenario.id}" for r, s in missing if r.strict]
     out.write("".join(f"{message}\n" for message in messages))
     out.write("check failed\n" if messages else "check passed\n")
     return 1 if messages else 0

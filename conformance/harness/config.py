@@ -5,24 +5,28 @@ Guarantees:
 * Specs are ``<root>/spec/<capability>/spec.md`` and clause pins ``<root>/spec/clauses.lock``;
   Python tests live in ``conformance/`` and ``property_tests/`` (all relative to the
   project root, i.e. the pytest rootdir).
-* ``complete`` (default: empty) lists capabilities claimed complete. A missing
-  ``pyproject.toml`` or table means nothing is claimed complete.
-* Strict mode ``auto`` makes exactly the complete capabilities strict, ``all`` every
-  capability, ``none`` no capability. Naming an unknown capability in ``complete`` is a
-  ``ConfigError``.
+* ``complete`` (default: empty) lists capabilities claimed complete and
+  ``complete_requirements`` (default: empty) requirement ids claimed complete in capabilities
+  not claimed as a whole. A missing ``pyproject.toml`` or table means nothing is claimed.
+* Strict mode ``auto`` makes exactly the claimed capabilities and requirements strict,
+  ``all`` every capability, ``none`` nothing. In every mode, naming an unknown capability or
+  requirement, or a requirement of a capability listed in ``complete``, is a ``ConfigError``.
 """
 
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from .catalog import suggestion
 
 SPEC_DIR = "spec"
 PYTHON_TEST_DIRS = ("conformance", "property_tests")
 LOCK_NAME = "clauses.lock"
 STRICT_MODES = ("auto", "all", "none")
+TABLE = "[tool.strideweave.conformance]"
 
 
 class ConfigError(ValueError):
@@ -35,6 +39,7 @@ class ProjectConfig:
 
     root: Path
     complete: tuple[str, ...] = ()
+    complete_requirements: tuple[str, ...] = ()
     python_test_dirs: tuple[str, ...] = PYTHON_TEST_DIRS
 
     @property
@@ -61,30 +66,45 @@ def load_project_config(root: Path) -> ProjectConfig:
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{pyproject}: {error}") from error
     table = data.get("tool", {}).get("strideweave", {}).get("conformance", {})
-    complete = table.get("complete", [])
-    if not isinstance(complete, list) or not all(isinstance(c, str) for c in complete):
-        raise ConfigError(
-            f"{pyproject}: [tool.strideweave.conformance] complete must be a list of strings"
-        )
-    return ProjectConfig(root, tuple(complete))
+    claims = {}
+    for key in ("complete", "complete_requirements"):
+        names = table.get(key, [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ConfigError(f"{pyproject}: {TABLE} {key} must be a list of strings")
+        claims[key] = tuple(names)
+    return ProjectConfig(root, **claims)
 
 
-def strict_capabilities(
-    mode: str, complete: Iterable[str], capabilities: Iterable[str]
+def strict_ids(
+    mode: str,
+    complete: Iterable[str],
+    complete_requirements: Iterable[str],
+    requirements: Mapping[str, Iterable[str]],
 ) -> frozenset[str]:
-    """Capabilities whose unbound scenarios fail, for strict ``mode``."""
-    known = frozenset(capabilities)
-    if mode == "all":
-        return known
-    if mode == "none":
-        return frozenset()
-    if mode != "auto":
+    """Capability names and requirement ids whose unbound scenarios fail, for strict ``mode``.
+
+    ``requirements`` maps every capability to its requirement ids.
+    """
+    if mode not in STRICT_MODES:
         raise ConfigError(f"strict mode must be one of {', '.join(STRICT_MODES)}, not {mode!r}")
     claimed = frozenset(complete)
-    unknown = sorted(claimed - known)
+    unknown = sorted(claimed - requirements.keys())
+    if unknown:
+        raise ConfigError(f"{TABLE} complete names unknown capabilities: {', '.join(unknown)}")
+    owner = {rid: capability for capability, ids in requirements.items() for rid in ids}
+    claimed_requirements = frozenset(complete_requirements)
+    unknown = sorted(claimed_requirements - owner.keys())
     if unknown:
         raise ConfigError(
-            "[tool.strideweave.conformance] complete names unknown capabilities: "
-            + ", ".join(unknown)
+            f"{TABLE} complete_requirements names unknown requirements: "
+            + ", ".join(f"{rid}{suggestion(rid, owner)}" for rid in unknown)
         )
-    return claimed
+    covered = sorted(rid for rid in claimed_requirements if owner[rid] in claimed)
+    if covered:
+        raise ConfigError(
+            f"{TABLE} complete_requirements names requirements of capabilities listed in "
+            f"complete: {', '.join(covered)}"
+        )
+    if mode == "all":
+        return frozenset(requirements)
+    return claimed | claimed_requirements if mode == "auto" else frozenset()

@@ -5,6 +5,8 @@ recorded on the requirement or clause. Citations of unknown ids are ignored here
 The statuses are those of docs/conformance.md ("Reports"): a scenario is ``pass``,
 ``fail``, ``missing`` or ``not-run``; a clause ``passing``, ``failing``, ``missing`` or
 ``bound``; a requirement ``fail``, ``missing``, ``partial``, ``pass`` or ``not-run``.
+A requirement is strict (its missing scenarios fail) when its capability is strict or its
+own id is in the strict set.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class RequirementCoverage:
     scenarios: tuple[ScenarioCoverage, ...]
     clauses: tuple[ClauseCoverage, ...]
     tests: tuple[BoundTest, ...]  # citations of the requirement id itself
+    strict: bool
 
 
 @dataclass(frozen=True)
@@ -92,21 +95,35 @@ class CapabilityCoverage:
     def capability(self) -> str:
         return self.spec.capability
 
+    @property
+    def strict_requirements(self) -> tuple[RequirementCoverage, ...]:
+        """The requirements strict one by one (none when the whole capability is strict)."""
+        return () if self.strict else tuple(r for r in self.requirements if r.strict)
+
+    @property
+    def mode(self) -> str:
+        """``strict``, ``not strict`` or ``strict for N/M requirements``."""
+        if self.strict:
+            return "strict"
+        claimed = len(self.strict_requirements)
+        total = len(self.requirements)
+        return f"strict for {claimed}/{total} requirements" if claimed else "not strict"
+
 
 @dataclass(frozen=True)
 class Coverage:
     capabilities: tuple[CapabilityCoverage, ...]
 
     @cached_property
-    def _scenarios(self) -> dict[str, tuple[CapabilityCoverage, ScenarioCoverage]]:
+    def _scenarios(self) -> dict[str, tuple[RequirementCoverage, ScenarioCoverage]]:
         return {
-            scenario.scenario.id: (capability, scenario)
+            scenario.scenario.id: (requirement, scenario)
             for capability in self.capabilities
             for requirement in capability.requirements
             for scenario in requirement.scenarios
         }
 
-    def scenario(self, scenario_id: str) -> tuple[CapabilityCoverage, ScenarioCoverage] | None:
+    def scenario(self, scenario_id: str) -> tuple[RequirementCoverage, ScenarioCoverage] | None:
         return self._scenarios.get(scenario_id)
 
 
@@ -190,7 +207,8 @@ def _counts(requirements: Sequence[RequirementCoverage]) -> Counts:
 
 
 def build_coverage(catalog: Catalog, evidence: Evidence, strict: Iterable[str]) -> Coverage:
-    """Coverage of every capability in ``catalog``; capabilities in ``strict`` are strict."""
+    """Coverage of every capability in ``catalog``; the capabilities and requirements whose
+    names or ids are in ``strict`` are strict (a strict capability's requirements too)."""
     strict = frozenset(strict)
     by_target: dict[str, list[Citation]] = {}
     for citation in evidence.citations:
@@ -213,9 +231,15 @@ def build_coverage(catalog: Catalog, evidence: Evidence, strict: Iterable[str]) 
                 tests = bound(clause.id)
                 clauses.append(ClauseCoverage(clause, clause_status(tests), tests))
             tests = bound(requirement.id)
-            status = requirement_status(scenarios, clauses, tests)
             requirements.append(
-                RequirementCoverage(requirement, status, tuple(scenarios), tuple(clauses), tests)
+                RequirementCoverage(
+                    requirement,
+                    requirement_status(scenarios, clauses, tests),
+                    tuple(scenarios),
+                    tuple(clauses),
+                    tests,
+                    spec.capability in strict or requirement.id in strict,
+                )
             )
         capabilities.append(
             CapabilityCoverage(

@@ -1,8 +1,8 @@
 """Evidence: which tests cite which ids, from what pytest and gtest already know.
 
-* ``load_project`` reads a project's specs, strict capabilities, clause pins and C++
-  evidence (raising ``SpecError``, ``ConfigError`` or ``ResultsError``); ``failures`` turns
-  drift and pin mismatches into the messages that fail a run or ``check``.
+* ``load_project`` reads a project's specs, strict ids (capabilities and requirements),
+  clause pins and C++ evidence (raising ``SpecError``, ``ConfigError`` or ``ResultsError``);
+  ``failures`` turns drift and pin mismatches into the messages that fail a run or ``check``.
 * Python: the ``spec`` marks of collected pytest items. ``collect_python`` runs pytest's
   collection in-process (``--collect-only``; nothing runs) for tests outside the current
   session and for ``python -m conformance.harness``. A module that fails to collect is
@@ -23,7 +23,7 @@ import pytest
 
 from .catalog import Catalog
 from .citations import PYTHON, Citation, Drift
-from .config import ProjectConfig, load_project_config, strict_capabilities
+from .config import ProjectConfig, load_project_config, strict_ids
 from .cpp import CppEvidence, read_cpp
 from .openspec import load_specs
 from .pins import Pin, pin_failure, pin_problems, read_lock
@@ -44,7 +44,8 @@ def load_project(
     config = load_project_config(root)
     catalog = Catalog(load_specs(config.spec_root, relative_to=root))
     pins = read_lock(config.lock_path)
-    strict_set = strict_capabilities(strict, config.complete, catalog.capabilities)
+    requirements = {spec.capability: [r.id for r in spec.requirements] for spec in catalog.specs}
+    strict_set = strict_ids(strict, config.complete, config.complete_requirements, requirements)
     return Project(
         config, catalog, strict_set, pins, read_cpp(catalog, cpp_results, binaries, pins)
     )

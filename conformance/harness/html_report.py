@@ -1,9 +1,11 @@
 """The self-contained HTML coverage report (no script, no external resource).
 
-A summary table (a stacked bar per requirement state and per scenario state for each
-capability), then per capability one ``<details>`` per requirement with ``id`` = the
-requirement id and ``data-status`` = its status, holding its clauses and scenarios (rows
-with ``data-status``; scenario rows have ``id`` = the scenario id) and their citing tests.
+A summary table (the strict mode and a stacked bar per requirement state and per scenario
+state for each capability), then per capability one ``<details>`` per requirement with
+``id`` = the requirement id, ``data-status`` = its status and ``data-strict`` = ``true`` or
+``false`` (a strict requirement's summary line says ``strict``), holding its clauses and
+scenarios (rows with ``data-status``; scenario rows have ``id`` = the scenario id) and their
+citing tests.
 Capabilities (by their worst requirement), requirements, clauses and scenarios are ordered
 fail, missing, partial, not run / bound, pass, then document order; failing requirements
 start expanded.
@@ -90,7 +92,7 @@ def _summary(coverage: Coverage) -> list[str]:
         r, s, c = cap.counts.requirements, cap.counts.scenarios, cap.counts.clauses
         rows.append(
             f'<tr><td><a href="#cap-{escape(cap.capability)}">{escape(cap.capability)}</a></td>'
-            f"<td>{'strict' if cap.strict else 'not strict'}</td>"
+            f"<td>{escape(cap.mode)}</td>"
             f"<td>{_bar(r, REQUIREMENT_STATES)}</td><td>{_bar(s, SCENARIO_STATES)}</td>"
             f"<td>{c[cov.BOUND]}/{c['total']}</td></tr>"
         )
@@ -103,11 +105,12 @@ def _requirement(req: RequirementCoverage) -> list[str]:
     passing = sum(s.status == cov.PASS for s in req.scenarios)
     cited = sum(c.status != cov.MISSING for c in req.clauses)
     opened = " open" if req.status == cov.FAIL else ""
+    strict = "strict · " if req.strict else ""
     lines = [
         f'<details class="requirement" id="{rid}" data-kind="requirement" '
-        f'data-status="{escape(req.status)}"{opened}>',
+        f'data-status="{escape(req.status)}" data-strict="{str(req.strict).lower()}"{opened}>',
         f"<summary>{_status(req.status)} {escape(req.requirement.name)} "
-        f'<span class="meta">{passing}/{len(req.scenarios)} scenarios pass · '
+        f'<span class="meta">{strict}{passing}/{len(req.scenarios)} scenarios pass · '
         f"{cited}/{len(req.clauses)} clauses cited · <code>{rid}</code></span>"
         f'<a class="anchor" href="#{rid}" title="link to this requirement">¶</a></summary>',
         "<div><h3>SHALL clauses</h3>",
@@ -142,8 +145,7 @@ def _requirement(req: RequirementCoverage) -> list[str]:
 def _capability(cap: CapabilityCoverage) -> list[str]:
     name = escape(cap.capability)
     lines = [
-        f'<section id="cap-{name}"><h2>{name} '
-        f"<small>({'strict' if cap.strict else 'not strict'})</small></h2>",
+        f'<section id="cap-{name}"><h2>{name} <small>({escape(cap.mode)})</small></h2>',
         f"<p>Spec: <code>{escape(cap.spec.path.as_posix())}</code></p>",
     ]
     for req in _sorted(cap.requirements, lambda r: r.status):

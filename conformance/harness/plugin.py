@@ -219,8 +219,8 @@ class ScenarioProbe:
         __tracebackhide__ = True  # report the outcome at the scenario test, not here
         found = self._state.coverage().scenario(self.scenario_id)
         assert found is not None, f"unknown scenario {self.scenario_id}"
-        capability, scenario = found
-        verdict = scenario_verdict(scenario, capability.strict)
+        requirement, scenario = found
+        verdict = scenario_verdict(scenario, requirement.strict)
         if verdict.outcome == outcomes.FAILED:
             pytest.fail(verdict.message)
         if verdict.outcome == outcomes.SKIPPED:
@@ -233,8 +233,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--spec-strict",
         choices=STRICT_MODES,
         default="auto",
-        help="which capabilities fail on unbound scenarios: auto (those listed in "
-        "[tool.strideweave.conformance] complete), all or none. Default: auto.",
+        help="which scenarios fail when unbound: auto (those of the capabilities and "
+        "requirements listed in [tool.strideweave.conformance] complete and "
+        "complete_requirements), all or none. Default: auto.",
     )
     group.addoption(
         "--spec-report",

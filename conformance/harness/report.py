@@ -62,6 +62,7 @@ def _requirement_json(item: RequirementCoverage) -> dict[str, Any]:
         "name": item.requirement.name,
         "line": item.requirement.line,
         "status": item.status,
+        "strict": item.strict,
         "citations": _tests_json(item.tests),
         "scenarios": [_scenario_json(s) for s in item.scenarios],
         "clauses": [_clause_json(c) for c in item.clauses],
@@ -98,7 +99,7 @@ def _overview(coverage: Coverage) -> list[str]:
     for cap in coverage.capabilities:
         r, s, c = cap.counts.requirements, cap.counts.scenarios, cap.counts.clauses
         lines.append(
-            f"| {cap.capability} | {'strict' if cap.strict else 'not strict'} "
+            f"| {cap.capability} | {cap.mode} "
             f"| {r[cov.PASS]}/{r['total']} | {s[cov.PASSING]}/{s['total']} | {s[cov.FAILING]} "
             f"| {s[cov.MISSING]} | {c[cov.BOUND]}/{c['total']} |"
         )
@@ -106,21 +107,28 @@ def _overview(coverage: Coverage) -> list[str]:
 
 
 def to_markdown(coverage: Coverage) -> str:
-    """A short Markdown document: the overview table, then per capability the ids of failing
-    requirements and scenarios and of missing scenarios when strict."""
+    """A short Markdown document: the overview table, then per capability the requirements
+    claimed strict one by one, and the ids of failing requirements and scenarios and of
+    missing scenarios of strict requirements."""
     lines = ["# Spec coverage", "", *_overview(coverage), ""]
-    quiet = len(lines)
+    quiet = True
     for cap in coverage.capabilities:
         found = [f"- fail: `{r.requirement.id}`" for r in cap.requirements if r.status == cov.FAIL]
         found += [
             f"- {s.status}: `{s.scenario.id}`"
             for r in cap.requirements
             for s in r.scenarios
-            if s.status == cov.FAIL or (cap.strict and s.status == cov.MISSING)
+            if s.status == cov.FAIL or (r.strict and s.status == cov.MISSING)
         ]
-        lines += [f"## {cap.capability}", "", *found, ""] if found else []
-    if len(lines) == quiet:
-        lines.append("Nothing fails, and no strict capability misses a scenario.")
+        quiet = quiet and not found
+        claimed = ", ".join(f"`{r.requirement.id}`" for r in cap.strict_requirements)
+        if claimed or found:
+            lines += [f"## {cap.capability}", ""]
+        if claimed:
+            lines += [f"Strict requirements: {claimed}", ""]
+        lines += [*found, ""] if found else []
+    if quiet:
+        lines.append("Nothing fails, and no strict requirement misses a scenario.")
     lines += ["", f"Per-test detail: `{HTML_NAME}` and `{JSON_NAME}`."]
     return "\n".join(lines) + "\n"
 
@@ -131,6 +139,12 @@ def to_junit(coverage: Coverage) -> bytes:
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     for cap in coverage.capabilities:
         suite = ET.SubElement(root, "testsuite", name=cap.capability)
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="mode", value=cap.mode)
+        for req in cap.strict_requirements:
+            ET.SubElement(
+                properties, "property", name="strict-requirement", value=req.requirement.id
+            )
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         for req in cap.requirements:
             for sc in req.scenarios:
@@ -141,7 +155,7 @@ def to_junit(coverage: Coverage) -> bytes:
                     classname=f"{cap.capability}/{req.requirement.slug}",
                     name=sc.scenario.slug,
                 )
-                verdict = cov.scenario_verdict(sc, cap.strict)
+                verdict = cov.scenario_verdict(sc, req.strict)
                 if verdict.outcome == "failed":
                     counts["failures"] += 1
                     failure = ET.SubElement(case, "failure", message=verdict.message)
@@ -175,7 +189,8 @@ def write_reports(coverage: Coverage, directory: Path) -> list[Path]:
 
 def summary_lines(coverage: Coverage) -> list[str]:
     """One line per capability, e.g.
-    ``core-layout (strict): 12/12 requirements pass, 35/35 scenarios pass, 1 missing``."""
+    ``core-layout (strict): 12/12 requirements pass, 35/35 scenarios pass, 1 missing``
+    (the mode in parentheses unless ``not strict``)."""
     lines = []
     for cap in coverage.capabilities:
         r, s = cap.counts.requirements, cap.counts.scenarios
@@ -185,7 +200,7 @@ def summary_lines(coverage: Coverage) -> list[str]:
             (s[cov.NOT_RUN], "not run"),
         ]
         lines.append(
-            f"{cap.capability}{' (strict)' if cap.strict else ''}: "
+            f"{cap.capability}{'' if cap.mode == 'not strict' else f' ({cap.mode})'}: "
             f"{r[cov.PASS]}/{r['total']} requirements pass, "
             f"{s[cov.PASSING]}/{s['total']} scenarios pass"
             + "".join(f", {count} {label}" for count, label in extras if count)

@@ -81,17 +81,18 @@ def project(
     """Lay out a miniature project in the pytester directory and return the pytester.
 
     The project has ``pyproject.toml`` (making the directory the rootdir, with the given
-    ``complete`` list), ``spec/demo/spec.md`` and a copy of the real
+    ``complete`` and ``complete_requirements`` lists), ``spec/demo/spec.md`` and a copy of the real
     ``conformance/test_spec_scenarios.py``. Inner runs load no third-party plugins.
     """
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
-    def make(complete: tuple[str, ...] = (), spec: str = DEMO_SPEC) -> pytest.Pytester:
-        listed = ", ".join(f'"{name}"' for name in complete)
+    def make(
+        complete: tuple[str, ...] = (),
+        spec: str = DEMO_SPEC,
+        requirements: tuple[str, ...] = (),
+    ) -> pytest.Pytester:
         pytester.makefile(
-            ".toml",
-            pyproject=f"[tool.pytest.ini_options]\n\n"
-            f"[tool.strideweave.conformance]\ncomplete = [{listed}]\n",
+            ".toml", pyproject=f"[tool.pytest.ini_options]\n\n{claims(complete, requirements)}"
         )
         (pytester.path / "spec" / "demo").mkdir(parents=True)
         (pytester.path / "spec" / "demo" / "spec.md").write_text(spec, encoding="utf-8")
@@ -99,6 +100,19 @@ def project(
         return pytester
 
     return make
+
+
+def claims(complete: tuple[str, ...], requirements: tuple[str, ...] = ()) -> str:
+    """The ``[tool.strideweave.conformance]`` table claiming ``complete`` capabilities and
+    ``requirements``."""
+
+    def listed(names: tuple[str, ...]) -> str:
+        return ", ".join(f'"{name}"' for name in names)
+
+    return (
+        f"[tool.strideweave.conformance]\ncomplete = [{listed(complete)}]\n"
+        f"complete_requirements = [{listed(requirements)}]\n"
+    )
 
 
 def write(pytester: pytest.Pytester, relpath: str, text: str) -> Path:

@@ -8,14 +8,22 @@ import textwrap
 
 from conformance.harness.cli import main
 
-from .conftest import COUNT_NONE, COUNT_ONE, DEMO_SPEC, NAME_ONE, REPO_ROOT, fake_binary
+from .conftest import (
+    COUNT_NONE,
+    COUNT_ONE,
+    COUNTED,
+    DEMO_SPEC,
+    NAME_ONE,
+    REPO_ROOT,
+    claims,
+    fake_binary,
+)
 
 
-def make_project(root, complete=("demo",)):
+def make_project(root, complete=("demo",), requirements=()):
     (root / "spec" / "demo").mkdir(parents=True)
     (root / "spec" / "demo" / "spec.md").write_text(DEMO_SPEC)
-    listed = ", ".join(f'"{c}"' for c in complete)
-    (root / "pyproject.toml").write_text(f"[tool.strideweave.conformance]\ncomplete = [{listed}]\n")
+    (root / "pyproject.toml").write_text(claims(complete, requirements))
 
 
 def cli(*args):
@@ -90,6 +98,41 @@ def test_check_fails_on_missing_scenarios_only_when_strict(tmp_path):
     assert f"missing: no test cites {COUNT_ONE}" in text
     assert "C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results" in text
     assert cli("check", "--root", str(tmp_path), "--strict", "none")[0] == 0
+
+
+def test_check_fails_on_missing_scenarios_of_a_claimed_requirement(tmp_path):
+    make_project(tmp_path, complete=(), requirements=(COUNTED,))
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert (
+        "demo (strict for 1/2 requirements): 2 requirements, 3 scenarios, 0 bound, 3 missing"
+        in text
+    )
+    assert [line for line in text.splitlines() if line.startswith("missing:")] == [
+        f"missing: no test cites {COUNT_ONE}",
+        f"missing: no test cites {COUNT_NONE}",
+    ]
+    assert cli("check", "--root", str(tmp_path), "--strict", "none")[0] == 0
+
+
+def test_check_passes_when_a_claimed_requirement_is_bound(tmp_path):
+    make_project(tmp_path, complete=(), requirements=(COUNTED,))
+    bind_all(tmp_path)
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 0, text
+    assert (
+        "demo (strict for 1/2 requirements): 2 requirements, 3 scenarios, 2 bound, 1 missing"
+        in text
+    )
+
+
+def test_check_reports_an_unknown_claimed_requirement(tmp_path):
+    make_project(tmp_path, complete=(), requirements=("demo/widgets-are-countd",))
+    assert cli("check", "--root", str(tmp_path)) == (
+        1,
+        "error: [tool.strideweave.conformance] complete_requirements names unknown "
+        "requirements: demo/widgets-are-countd (did you mean 'demo/widgets-are-counted'?)\n",
+    )
 
 
 def test_check_without_the_cpp_build_misses_cpp_bindings(tmp_path):

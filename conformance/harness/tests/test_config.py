@@ -6,8 +6,10 @@ from conformance.harness.config import (
     ConfigError,
     ProjectConfig,
     load_project_config,
-    strict_capabilities,
+    strict_ids,
 )
+
+REQUIREMENTS = {"a": ["a/one"], "b": ["b/one", "b/two"], "c": []}
 
 
 def test_missing_pyproject_claims_nothing(tmp_path):
@@ -18,31 +20,63 @@ def test_missing_pyproject_claims_nothing(tmp_path):
     assert config.lock_path == tmp_path / "spec" / "clauses.lock"
 
 
-def test_reads_complete_list(tmp_path):
+def test_reads_complete_lists(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\n\n[tool.strideweave.conformance]\ncomplete = ["a", "b"]\n'
+        'complete_requirements = ["c/one", "c/two"]\n'
     )
-    assert load_project_config(tmp_path).complete == ("a", "b")
+    config = load_project_config(tmp_path)
+    assert config.complete == ("a", "b")
+    assert config.complete_requirements == ("c/one", "c/two")
 
 
 def test_table_without_complete(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.strideweave.conformance]\n")
-    assert load_project_config(tmp_path).complete == ()
+    config = load_project_config(tmp_path)
+    assert (config.complete, config.complete_requirements) == ((), ())
 
 
-@pytest.mark.parametrize("content", ['[tool.strideweave.conformance]\ncomplete = "a"\n', "[tool"])
-def test_invalid_pyproject(tmp_path, content):
+@pytest.mark.parametrize(
+    ("content", "subject"),
+    [
+        ('[tool.strideweave.conformance]\ncomplete = "a"\n', "complete must be a list"),
+        ("[tool.strideweave.conformance]\ncomplete_requirements = [1]\n", "complete_requirements"),
+        ("[tool", "Expected"),
+    ],
+)
+def test_invalid_pyproject(tmp_path, content, subject):
     (tmp_path / "pyproject.toml").write_text(content)
-    with pytest.raises(ConfigError, match=r"pyproject\.toml"):
+    with pytest.raises(ConfigError, match=rf"pyproject\.toml: .*{subject}"):
         load_project_config(tmp_path)
 
 
 def test_strict_modes():
-    caps = ["a", "b", "c"]
-    assert strict_capabilities("auto", ["a"], caps) == {"a"}
-    assert strict_capabilities("all", ["a"], caps) == {"a", "b", "c"}
-    assert strict_capabilities("none", ["a"], caps) == set()
+    assert strict_ids("auto", ["a"], [], REQUIREMENTS) == {"a"}
+    assert strict_ids("all", ["a"], [], REQUIREMENTS) == {"a", "b", "c"}
+    assert strict_ids("none", ["a"], [], REQUIREMENTS) == set()
     with pytest.raises(ConfigError, match="unknown capabilities: zzz"):
-        strict_capabilities("auto", ["a", "zzz"], caps)
+        strict_ids("auto", ["a", "zzz"], [], REQUIREMENTS)
     with pytest.raises(ConfigError, match="strict mode"):
-        strict_capabilities("some", [], caps)
+        strict_ids("some", [], [], REQUIREMENTS)
+
+
+def test_claimed_requirements_are_strict_under_auto_only():
+    assert strict_ids("auto", ["a"], ["b/two"], REQUIREMENTS) == {"a", "b/two"}
+    assert strict_ids("all", [], ["b/two"], REQUIREMENTS) == {"a", "b", "c"}
+    assert strict_ids("none", [], ["b/two"], REQUIREMENTS) == set()
+
+
+@pytest.mark.parametrize("mode", ["auto", "all", "none"])
+def test_claimed_requirement_errors_in_every_mode(mode):
+    with pytest.raises(
+        ConfigError,
+        match=r"^\[tool\.strideweave\.conformance\] complete_requirements names unknown "
+        r"requirements: b/tow \(did you mean 'b/two'\?\), zzz$",
+    ):
+        strict_ids(mode, [], ["b/one", "zzz", "b/tow"], REQUIREMENTS)
+    with pytest.raises(
+        ConfigError,
+        match=r"^\[tool\.strideweave\.conformance\] complete_requirements names requirements "
+        r"of capabilities listed in complete: b/one, b/two$",
+    ):
+        strict_ids(mode, ["b"], ["b/two", "a/one", "b/one"], REQUIREMENTS)

@@ -35,6 +35,35 @@ def test_unbound_scenarios_are_missing(demo_catalog):
     assert scenario_verdict(item, strict=False).message.startswith("missing")
 
 
+def test_a_claimed_requirement_is_strict_in_a_capability_that_is_not(demo_catalog):
+    results = {(PYTHON, "t.py::test_ok"): outcomes.PASSED}
+    coverage = build(demo_catalog, [py(COUNT_ONE, "t.py::test_ok")], results, strict=[COUNTED])
+    (capability,) = coverage.capabilities
+    assert not capability.strict
+    assert [r.strict for r in capability.requirements] == [True, False]
+    assert capability.strict_requirements == capability.requirements[:1]
+    assert capability.mode == "strict for 1/2 requirements"
+    requirement, missing = coverage.scenario(COUNT_NONE)
+    assert requirement.requirement.id == COUNTED
+    assert scenario_verdict(missing, requirement.strict) == cov.Verdict(
+        outcomes.FAILED, f"missing: no test cites {COUNT_NONE}"
+    )
+    requirement, passing = coverage.scenario(COUNT_ONE)
+    assert scenario_verdict(passing, requirement.strict).outcome == outcomes.PASSED
+    requirement, relaxed = coverage.scenario(NAME_ONE)
+    assert not requirement.strict
+    assert scenario_verdict(relaxed, requirement.strict).outcome == outcomes.SKIPPED
+
+
+def test_a_strict_capability_makes_every_requirement_strict(demo_catalog):
+    (strict,) = build(demo_catalog, strict=["demo"]).capabilities
+    assert all(r.strict for r in strict.requirements)
+    assert (strict.mode, strict.strict_requirements) == ("strict", ())
+    (relaxed,) = build(demo_catalog).capabilities
+    assert not any(r.strict for r in relaxed.requirements)
+    assert (relaxed.mode, relaxed.strict_requirements) == ("not strict", ())
+
+
 def test_pass_fail_and_not_run(demo_catalog):
     citations = [
         py(COUNT_ONE, "t.py::test_ok"),

@@ -91,6 +91,28 @@ def test_anchors_details_and_self_containment(demo_catalog):
     assert "http://" not in document and "https://" not in document
 
 
+def test_strict_mode_and_claimed_requirements(demo_catalog):
+    strict = Elements(to_html(demo_coverage(demo_catalog)))
+    details = {attrs["id"]: attrs for tag, attrs in strict.tags if tag == "details"}
+    assert {rid: attrs["data-strict"] for rid, attrs in details.items()} == {
+        COUNTED: "true",
+        NAMED: "true",
+    }
+    assert "(strict)" in "".join(strict.text)
+    claimed = build_coverage(demo_catalog, Evidence(), [NAMED])
+    page = Elements(to_html(claimed))
+    details = {attrs["id"]: attrs for tag, attrs in page.tags if tag == "details"}
+    assert {rid: attrs["data-strict"] for rid, attrs in details.items()} == {
+        COUNTED: "false",
+        NAMED: "true",
+    }
+    text = "".join(page.text)
+    assert "(strict for 1/2 requirements)" in text
+    assert text.count("strict for 1/2 requirements") == 2  # summary table and heading
+    assert "strict · 0/1 scenarios pass" in text
+    assert "strict · 0/2 scenarios pass" not in text
+
+
 def test_every_requirement_and_scenario_of_every_real_spec_appears():
     catalog = Catalog(load_specs(REPO_ROOT / "spec", relative_to=REPO_ROOT))
     ids = catalog.scenario_ids()

@@ -8,7 +8,17 @@ import pytest
 from conformance.harness import plugin
 from conformance.harness.coverage import build_coverage
 
-from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, fake_binary, pin, run, write
+from .conftest import (
+    COUNT_NONE,
+    COUNT_ONE,
+    COUNTED,
+    NAME_ONE,
+    NAMED,
+    fake_binary,
+    pin,
+    run,
+    write,
+)
 
 SCENARIO_TEST = "conformance/test_spec_scenarios.py::test_scenario"
 
@@ -106,6 +116,46 @@ def test_strict_option_overrides_pyproject(project, option, failed, skipped):
     pytester = project(complete=() if option == "all" else ("demo",))
     result = run(pytester, f"--spec-strict={option}")
     result.assert_outcomes(failed=failed, skipped=skipped)
+
+
+def test_claimed_requirement_is_strict_in_a_capability_that_is_not(project):
+    pytester = project(requirements=(COUNTED,))
+    result = run(pytester, "-v")
+    result.assert_outcomes(failed=2, skipped=1)
+    assert_lines(
+        result.stdout.lines,
+        f"{scenario_node(COUNT_ONE)} FAILED",
+        f"{scenario_node(COUNT_NONE)} FAILED",
+        f"{scenario_node(NAME_ONE)} SKIPPED",
+    )
+    assert_lines(
+        result.stdout.lines,
+        "demo (strict for 1/2 requirements): 0/2 requirements pass, 0/3 scenarios pass, 3 missing",
+    )
+    run(pytester, "--spec-strict=none").assert_outcomes(skipped=3)
+
+
+def test_bound_claimed_requirement_passes(project):
+    pytester = project(requirements=(COUNTED,))
+    write(
+        pytester,
+        "conformance/test_widgets.py",
+        f'import pytest\n\n@pytest.mark.spec("{COUNT_ONE}", "{COUNT_NONE}")\n'
+        "def test_counts():\n    pass\n",
+    )
+    result = run(pytester, "--spec-report", "out")
+    result.assert_outcomes(passed=3, skipped=1)
+    assert result.ret == 0
+    assert_lines(
+        result.stdout.lines,
+        "demo (strict for 1/2 requirements): 1/2 requirements pass, 2/3 scenarios pass, 1 missing",
+    )
+    (cap,) = json.loads((pytester.path / "out" / "spec-coverage.json").read_text())["capabilities"]
+    assert cap["strict"] is False
+    assert [(r["id"], r["strict"]) for r in cap["requirements"]] == [
+        (COUNTED, True),
+        (NAMED, False),
+    ]
 
 
 def test_bound_outcomes_decide_scenarios(project):
@@ -316,6 +366,17 @@ def test_unknown_complete_capability_is_a_usage_error(project):
     result = run(pytester)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert_lines(result.stderr.lines, "complete names unknown capabilities: ghost")
+
+
+def test_claiming_a_requirement_of_a_complete_capability_is_a_usage_error(project):
+    pytester = project(complete=("demo",), requirements=(NAMED,))
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert_lines(
+        result.stderr.lines,
+        "ERROR: [tool.strideweave.conformance] complete_requirements names requirements of "
+        f"capabilities listed in complete: {NAMED}",
+    )
 
 
 GTEST_XML = """\

@@ -9,7 +9,7 @@ from conformance.harness.coverage import Evidence, build_coverage
 from conformance.harness.pins import fingerprint
 from conformance.harness.report import summary_lines, to_markdown, write_reports
 
-from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE
+from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, NAMED
 
 
 def coverage(catalog, strict=()):
@@ -96,10 +96,15 @@ def junit_cases(path):
     return root, suite, {case.get("name"): case for case in suite.findall("testcase")}
 
 
+def junit_properties(suite):
+    return [(p.get("name"), p.get("value")) for p in suite.find("properties")]
+
+
 def test_junit_strict_and_not_strict(tmp_path, demo_catalog):
     write_reports(coverage(demo_catalog, strict=["demo"]), tmp_path)
     root, suite, cases = junit_cases(tmp_path / "spec-coverage.junit.xml")
     assert suite.get("name") == "demo"
+    assert junit_properties(suite) == [("mode", "strict")]
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "2", "0")
     assert root.get("tests") == "3"
     assert cases["count-one-widget"].get("classname") == "demo/widgets-are-counted"
@@ -112,8 +117,58 @@ def test_junit_strict_and_not_strict(tmp_path, demo_catalog):
 
     write_reports(coverage(demo_catalog), tmp_path)
     _, suite, cases = junit_cases(tmp_path / "spec-coverage.junit.xml")
+    assert junit_properties(suite) == [("mode", "not strict")]
     assert (suite.get("failures"), suite.get("skipped")) == ("1", "1")
     assert cases["name-a-widget"].find("skipped").get("message") == "missing"
+
+
+def test_claimed_requirements_in_every_format(tmp_path, demo_catalog):
+    claimed = coverage(demo_catalog, strict=[NAMED])
+    write_reports(claimed, tmp_path)
+    (cap,) = json.loads((tmp_path / "spec-coverage.json").read_text())["capabilities"]
+    assert cap["strict"] is False
+    assert [(r["id"], r["strict"]) for r in cap["requirements"]] == [
+        (COUNTED, False),
+        (NAMED, True),
+    ]
+    _, suite, cases = junit_cases(tmp_path / "spec-coverage.junit.xml")
+    assert junit_properties(suite) == [
+        ("mode", "strict for 1/2 requirements"),
+        ("strict-requirement", NAMED),
+    ]
+    assert (suite.get("failures"), suite.get("skipped")) == ("2", "0")
+    assert cases["name-a-widget"].find("failure").get("message") == (
+        f"missing: no test cites {NAME_ONE}"
+    )
+    text = (tmp_path / "spec-coverage.md").read_text()
+    assert "| demo | strict for 1/2 requirements | 0/2 | 1/3 | 1 | 1 | 1/3 |" in text
+    assert text.split("\n## ")[1].splitlines()[:7] == [
+        "demo",
+        "",
+        f"Strict requirements: `{NAMED}`",
+        "",
+        f"- fail: `{COUNTED}`",
+        f"- fail: `{COUNT_NONE}`",
+        f"- missing: `{NAME_ONE}`",
+    ]
+    assert summary_lines(claimed) == [
+        "demo (strict for 1/2 requirements): 0/2 requirements pass, 1/3 scenarios pass, "
+        "1 failing, 1 missing"
+    ]
+
+
+def test_markdown_names_claimed_requirements_when_nothing_fails(demo_catalog):
+    citations = (Citation(COUNT_ONE, "t", PYTHON), Citation(COUNT_NONE, "t", PYTHON))
+    clean = build_coverage(demo_catalog, Evidence(citations), [COUNTED])
+    assert to_markdown(clean).split("\n## ")[1].splitlines() == [
+        "demo",
+        "",
+        f"Strict requirements: `{COUNTED}`",
+        "",
+        "Nothing fails, and no strict requirement misses a scenario.",
+        "",
+        "Per-test detail: `spec-coverage.html` and `spec-coverage.json`.",
+    ]
 
 
 def test_markdown(demo_catalog):
@@ -134,7 +189,7 @@ def test_markdown(demo_catalog):
     relaxed = to_markdown(coverage(demo_catalog))
     assert NAME_ONE not in relaxed and COUNT_NONE in relaxed
     clean = build_coverage(demo_catalog, Evidence((Citation(COUNT_ONE, "t", PYTHON),)), ())
-    assert "Nothing fails, and no strict capability misses a scenario." in to_markdown(clean)
+    assert "Nothing fails, and no strict requirement misses a scenario." in to_markdown(clean)
 
 
 def test_summary_lines(demo_catalog):
