@@ -57,7 +57,7 @@ NEEDS_NO_TARGET = {
 
 # Class attributes that are not entry points: Python's bookkeeping and pybind11's.
 CLASS_BOOKKEEPING = {"__doc__", "__module__", "__dict__", "__weakref__", "_pybind11_conduit_v1_"}
-# Class attributes that are data, each with its reason.
+# Class attributes of the move operation classes that are data, each with its reason.
 CLASS_DATA = {
     "source_class": "a move operation class's pin: a carrier class or None",
     "destination_class": "a move operation class's pin: a carrier class or None",
@@ -86,8 +86,9 @@ def public_entry_points() -> set[str]:
         if not inspect.isclass(obj):
             names.add(name)
             continue
+        data = CLASS_DATA if issubclass(obj, sw.MoveOperation) else {}
         for member in vars(obj):
-            if member not in CLASS_BOOKKEEPING and member not in CLASS_DATA:
+            if member not in CLASS_BOOKKEEPING and member not in data:
                 names.add(f"{name}.{member}")
     return names
 
@@ -304,6 +305,62 @@ def _move_handle(tensor: sw.Tensor, destination_class: type) -> sw.AwaitMove:
     return sw.move_async(tensor, destination_class(tensor.dtype))
 
 
+class _FuzzProvider(sw.TransferProvider):
+    """Prepares every request with a transfer that writes nothing (the fuzz suite's routes
+    move into destinations whose values it never reads)."""
+
+    def prepare(self, request):
+        return lambda output: None
+
+
+def _fresh_class(base: type) -> type:
+    """A new carrier class per draw: definitions are permanent, so none is shared."""
+    return type("_FuzzDefined", (base,), {})
+
+
+PROVIDERS = st.sampled_from([sw.TransferProvider(), _FuzzProvider()])
+TRANSFER_ROUTES = st.builds(
+    lambda source, destination, route_id, provider: sw.TransferRoute(
+        source, destination, route_id, provider
+    ),
+    st.builds(_fresh_class, st.sampled_from([sw.CPU, sw.Generic])),
+    st.sampled_from([sw.CPU, sw.Generic, sw.FileBacked]),
+    st.text(min_size=1, max_size=8),
+    PROVIDERS,
+)
+DEFINITIONS = st.builds(
+    lambda route, fallback: sw.CarrierDefinition(
+        route.source_class, routes=[route], elementwise_fallback=fallback
+    ),
+    TRANSFER_ROUTES,
+    st.booleans(),
+)
+
+
+def _captured_request(n: int) -> sw.TransferRequest:
+    """The request a provider's prepare() received for a move of n elements over a fresh
+    definition-backed pair."""
+    source_class, destination_class = _fresh_class(sw.CPU), _fresh_class(sw.CPU)
+    seen: list = []
+
+    class Capturing(sw.TransferProvider):
+        def prepare(self, request):
+            seen.append(request)
+            return lambda output: None
+
+    sw.define_carrier(
+        sw.CarrierDefinition(
+            source_class,
+            routes=[sw.TransferRoute(source_class, destination_class, "fuzz", Capturing())],
+        )
+    )
+    source = source_class(sw.Int32, values=list(range(n)))
+    sw.move(sw.Tensor(source, sw.Layout(n)), destination_class(sw.Int32))
+    return seen[0]
+
+
+TRANSFER_REQUESTS = st.builds(_captured_request, st.integers(0, 4))
+
 HANDLES = st.one_of(
     st.builds(_move_handle, S.tensors(carrier_classes=S.STORING_CARRIERS), S.STORING_CARRIERS),
     st.builds(_failed_handle, st.integers(0, 4)),
@@ -465,6 +522,35 @@ ENTRY_POINTS: dict[str, Target] = {
     "carriers.move.move_async": Target(
         MOVE_ACCEPTED, MOVE_ARGUMENTS, keywords=("tensor", "destination")
     ),
+    # Definitions: constructing validates (TypeError, ValueError); define_carrier seals a
+    # fresh class, and refuses a sealed one (RuntimeError).
+    "CarrierDefinition.__init__": Target(
+        (T, V),
+        args(
+            st.one_of(st.builds(_fresh_class, st.sampled_from([sw.CPU, sw.Generic])), _ANY_CLASSES),
+            routes=st.one_of(st.lists(TRANSFER_ROUTES, max_size=2), ANY),
+            elementwise_fallback=st.one_of(st.booleans(), ANY),
+        ),
+        keywords=("carrier_class", "routes", "elementwise_fallback"),
+    ),
+    "TransferRoute.__init__": Target(
+        (T, V),
+        args(
+            st.one_of(st.builds(_fresh_class, st.sampled_from([sw.CPU, sw.Generic])), _ANY_CLASSES),
+            st.one_of(st.sampled_from([sw.CPU, sw.Generic]), _ANY_CLASSES),
+            st.one_of(st.text(max_size=8), ANY),
+            st.one_of(PROVIDERS, ANY),
+        ),
+        keywords=("source_class", "destination_class", "route_id", "provider"),
+    ),
+    "TransferRoute.__repr__": Target((T,), receivers=TRANSFER_ROUTES),
+    "TransferProvider.__init__": Target((T,)),
+    # The base class's prepare is not implemented; a non-request argument is TypeError.
+    "TransferProvider.prepare": Target(
+        (T, N), args(st.one_of(TRANSFER_REQUESTS, ANY)), PROVIDERS, ("request",)
+    ),
+    "TransferRequest.__init__": Target((T,)),
+    "define_carrier": Target((T, R), args(st.one_of(DEFINITIONS, ANY)), keywords=("definition",)),
     "AwaitResult.__init__": Target((T,)),
     "AwaitMove.__init__": Target((T,)),
     "carriers.move.AwaitResult": Target((T,)),
@@ -531,6 +617,9 @@ PROPERTY_READERS = {
     "MoveOperation": OPERATIONS,
     "AwaitResult": HANDLES,
     "Tensor": TENSORS,
+    "CarrierDefinition": DEFINITIONS,
+    "TransferRoute": TRANSFER_ROUTES,
+    "TransferRequest": TRANSFER_REQUESTS,
 }
 
 

@@ -22,7 +22,7 @@ def snapshot(carrier: object) -> tuple:
     ownership, mutability, slot count and values."""
     if not isinstance(carrier, sw.Carrier):
         return (carrier,)
-    values = None if carrier.is_released else carrier.tolist()
+    values = None if carrier.is_released else _values(carrier)
     return (
         carrier.version,
         carrier.is_released,
@@ -32,6 +32,17 @@ def snapshot(carrier: object) -> tuple:
         carrier.slots,
         values,
     )
+
+
+def _values(carrier: sw.Carrier) -> list | str:
+    """The carrier's values, or "being written" while a pending move's pin refuses reads
+    of its destination (spec/carrier-storage pins)."""
+    try:
+        return carrier.tolist()
+    except RuntimeError as refusal:
+        if "while it writes the carrier" not in str(refusal):
+            raise
+        return "being written"
 
 
 @contextlib.contextmanager

@@ -43,6 +43,7 @@ AWAIT = "interop-movement/await-results-share-one-completion-contract"
 ASYNC = "interop-movement/move-async-validates-one-movement-request"
 EAGER = "interop-movement/move-submission-is-eager-but-does-not-force-host-synchronization"
 TERMINAL = "interop-movement/one-asynchronous-move-publishes-at-one-terminal-boundary"
+PINS = "carrier-storage/an-operation-in-progress-can-pin-a-carrier"
 LIFETIME = "interop-movement/pending-movement-preserves-lifetime-through-completion"
 MOVE = "interop-movement/move-relocates-values-into-a-caller-supplied-carrier"
 
@@ -286,7 +287,13 @@ def test_a_bulk_file_move_completes_without_a_wait():
     assert handle.wait().carrier is destination
 
 
-@pytest.mark.spec(f"{EAGER}#2", f"{LIFETIME}#2", f"{LIFETIME}#3")
+@pytest.mark.spec(
+    f"{EAGER}#2",
+    f"{LIFETIME}#2",
+    f"{LIFETIME}#3",
+    f"{PINS}/refuse-reads-of-a-carrier-pinned-for-writing",
+    f"{PINS}#9",
+)
 def test_a_pending_move_protects_its_carriers():
     pending = Pending()
     source, destination, t = pending.source, pending.destination, pending.tensor
@@ -312,6 +319,19 @@ def test_a_pending_move_protects_its_carriers():
         destination.release()
     with refused(RuntimeError, "destination", "mutable", carriers=carriers):
         sw.move(sw.tensor([1, 2], dtype=sw.Int32), destination)
+    # Its slots are incomplete: reads by every other thread are refused until the commit.
+    over_destination = sw.Tensor(destination, sw.Layout(1))
+    reads = (
+        lambda: destination.read(0),
+        lambda: destination.read_range(0, 1),
+        destination.tolist,
+        over_destination.tolist,
+        over_destination.__dlpack__,
+    )
+    for read in reads:
+        with refused(RuntimeError, pin, "while it writes", carriers=carriers):
+            read()
+    assert destination.pinned_by == pin and destination.slots == pending.tensor.layout.cosize
     # Reads of the source observe the captured value and version.
     assert t.tolist() == pending.values
     assert source.read(1) == 101 and source.version == pending.source_state[0]
@@ -439,6 +459,8 @@ def test_drop_a_pending_handle(fails):
     # Not released early, not cancelled: still pinned, the hook still waiting.
     assert not source.is_released and source.pinned_by is not None
     assert destination.pinned_by is not None
+    with pytest.raises(RuntimeError, match="while it writes"):  # not exposed incomplete
+        destination.tolist()
     pending.gate.open()
     if fails:
         wait_until(lambda: source.pinned_by is None, "the failed move unpins the source")

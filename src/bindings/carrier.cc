@@ -332,9 +332,15 @@ void bind_carriers(py::module_& m) {
       .def("release", &Carrier::release, self_not_none, py::call_guard<py::gil_scoped_release>())
       .def("is_mutable", &Carrier::is_mutable, self_not_none)
       .def_property_readonly("pinned_by", getter<&Carrier::pinned_by>())
-      .def("_pin", &Carrier::pin, py::arg("operation"),
-           "Pins the carrier for `operation` (tests and the move machinery only); use as "
-           "`with c._pin(name) as lease:`.")
+      .def(
+          "_pin",
+          [](Carrier& c, std::string operation, bool writing) {
+            return c.pin(std::move(operation),
+                         writing ? Carrier::PinAccess::kWriting : Carrier::PinAccess::kReadable);
+          },
+          py::arg("operation"), py::kw_only(), py::arg("writing") = false,
+          "Pins the carrier for `operation` (tests and the move machinery only); use as "
+          "`with c._pin(name) as lease:`. writing=True also refuses reads on other threads.")
       .def("take_ownership", &Carrier::take_ownership, py::arg("carrier"))
       .def("relinquish", &Carrier::relinquish, py::arg("carrier"))
       .def("new_like", &Carrier::new_like, self_not_none)

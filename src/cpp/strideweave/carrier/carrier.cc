@@ -52,6 +52,25 @@ void Carrier::require_live_locked(const char* operation) const {
   }
 }
 
+void Carrier::require_readable_locked(const char* operation) const {
+  require_live_locked(operation);
+  require_not_being_written_locked(operation);
+}
+
+void Carrier::require_not_being_written_locked(const char* operation) const {
+  if (!pin_refuses_reads_) return;
+  for (const auto& [carrier, pin] : admitted_pins) {
+    if (carrier == this && pin == pin_id_) return;
+  }
+  throw RuntimeError(std::string(operation) + " on " + label() + ", which is pinned by " +
+                     pinned_by_ + " while it writes the carrier");
+}
+
+void Carrier::require_not_being_written(const char* operation) const {
+  std::lock_guard lock(mu_);
+  require_not_being_written_locked(operation);
+}
+
 void Carrier::require_writable_locked(const char* operation, const WritePath& path,
                                       std::shared_ptr<Carrier>& owner) const {
   require_live_locked(operation);
@@ -104,7 +123,7 @@ std::size_t Carrier::require_itemsize(const char* operation) const {
 
 Value Carrier::read(int64_t slot) const {
   std::lock_guard lock(mu_);
-  require_live_locked("read");
+  require_readable_locked("read");
   require_slot_locked(slot);
   return do_read(slot);
 }
@@ -139,7 +158,7 @@ void Carrier::write_via(const WritePath& path, int64_t slot, const Value& value)
 
 void Carrier::read_range(int64_t first, int64_t count, std::span<std::byte> out) const {
   std::lock_guard lock(mu_);
-  require_live_locked("read_range");
+  require_readable_locked("read_range");
   const std::size_t itemsize = require_itemsize("read_range");
   require_range_locked(first, count);
   if (out.size() != static_cast<std::size_t>(count) * itemsize) {
@@ -152,7 +171,7 @@ void Carrier::read_range(int64_t first, int64_t count, std::span<std::byte> out)
 
 std::vector<std::byte> Carrier::read_range(int64_t first, int64_t count) const {
   std::lock_guard lock(mu_);
-  require_live_locked("read_range");
+  require_readable_locked("read_range");
   const std::size_t itemsize = require_itemsize("read_range");
   require_range_locked(first, count);
   std::vector<std::byte> out(static_cast<std::size_t>(count) * itemsize);
@@ -162,7 +181,7 @@ std::vector<std::byte> Carrier::read_range(int64_t first, int64_t count) const {
 
 std::vector<Value> Carrier::read_range_values(int64_t first, int64_t count) const {
   std::lock_guard lock(mu_);
-  require_live_locked("read_range");
+  require_readable_locked("read_range");
   require_range_locked(first, count);
   std::vector<Value> out(static_cast<std::size_t>(count));
   if (count > 0) do_read_values(first, count, out.data());
@@ -284,7 +303,7 @@ bool Carrier::is_mutable() const {
   return !released_.load() && constructed_mutable_ && !owned_.load() && !pinned_.load();
 }
 
-Lease Carrier::pin(std::string operation) {
+Lease Carrier::pin(std::string operation, PinAccess access) {
   std::lock_guard lock(mu_);
   require_live_locked("pin");
   if (pin_id_ != 0) {
@@ -293,6 +312,7 @@ Lease Carrier::pin(std::string operation) {
   static std::atomic<uint64_t> next_pin_id{1};
   pin_id_ = next_pin_id++;
   pinned_by_ = operation;
+  pin_refuses_reads_ = access == PinAccess::kWriting;
   pinned_ = true;
   return Lease(shared_from_this(), pin_id_, std::move(operation));
 }
@@ -313,6 +333,7 @@ void Carrier::end_pin_locked() noexcept {
   pin_wrote_ = false;
   pin_id_ = 0;
   pinned_by_.clear();
+  pin_refuses_reads_ = false;
   pinned_ = false;
 }
 

@@ -179,14 +179,29 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // nor released.
   bool is_mutable() const;
 
+  // Whether a pin lets others read the pinned carrier.
+  enum class PinAccess {
+    kReadable,  // reads continue (a move's source: its value does not change)
+    kWriting,   // reads are refused on every thread the pin does not admit
+                // (a move's destination: its slots are incomplete until it ends)
+  };
+
   // Pins this carrier for `operation` (named in every refusal while pinned)
   // and returns the lease through which the operation writes it. While the
   // lease is active, write, write_range, write_range_values, allocate,
   // release, take_ownership of this carrier and owner paths fail with
-  // RuntimeError naming this carrier and `operation`; reads continue. Throws
-  // RuntimeError when released or already pinned (naming the holder). The
-  // carrier must be owned by a std::shared_ptr; the lease keeps it alive.
-  Lease pin(std::string operation);
+  // RuntimeError naming this carrier and `operation`; reads continue, or for
+  // PinAccess::kWriting, read, read_range, read_range_values, gather, every
+  // read_locked() and require_not_being_written() fail the same way except on a thread
+  // holding an admission of the pin (Lease::admit). Throws RuntimeError when
+  // released or already pinned (naming the holder). The carrier must be owned
+  // by a std::shared_ptr; the lease keeps it alive.
+  Lease pin(std::string operation, PinAccess access = PinAccess::kReadable);
+
+  // Throws RuntimeError naming `operation` when this carrier is pinned for
+  // writing (PinAccess::kWriting) by an operation that has not admitted the
+  // calling thread: for readers outside the entry points (DLPack export).
+  void require_not_being_written(const char* operation) const;
 
   // The operation pinning this carrier, or nullopt.
   std::optional<std::string> pinned_by() const;
@@ -242,6 +257,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
 
   // Throws RuntimeError naming this carrier when it is released. Caller holds mu_.
   void require_live_locked(const char* operation) const;
+  // require_live_locked, then the refusal of require_not_being_written.
+  void require_readable_locked(const char* operation) const;
+  void require_not_being_written_locked(const char* operation) const;
 
   // A core lock (docs/threading.md): no Python runs while it is held.
   mutable CoreMutex mu_;
@@ -298,6 +316,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::atomic<bool> pinned_{false};  // pin_id_ != 0
   uint64_t pin_id_ = 0;              // the active pin; 0 when not pinned
   std::string pinned_by_;            // its operation
+  bool pin_refuses_reads_ = false;   // it is a PinAccess::kWriting pin
   bool pin_wrote_ = false;           // a write through the active pin succeeded
   std::weak_ptr<Carrier> owner_;
   std::vector<std::shared_ptr<Carrier>> owned_carriers_;
@@ -433,7 +452,7 @@ class OwnerPath {
 template <class F>
 void Carrier::read_locked(const char* operation, F&& fn) const {
   std::lock_guard lock(mu_);
-  require_live_locked(operation);
+  require_readable_locked(operation);
   fn(SlotReader(*this));
 }
 

@@ -1,11 +1,15 @@
 // Pins, leases and owner paths (spec/carrier-storage).
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"
 
@@ -122,6 +126,39 @@ TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, clause3__refus
   lease.end();
   c->release();
   EXPECT_NE(message_of<RuntimeError>([&] { c->pin("evict"); }).find("released"), std::string::npos);
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     refuse_reads_of_a_carrier_pinned_for_writing__cpp) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 3);
+  const auto t = Tensor::make(c, Layout(3));
+  Lease lease = c->pin("move #9", Carrier::PinAccess::kWriting);
+  lease.write_range_values(0, std::vector<Value>{Value(int64_t{4}), Value(int64_t{5})});
+  const std::vector<std::function<void()>> reads = {
+      [&] { c->read(0); },
+      [&] { c->read_range(0, 3); },
+      [&] { c->read_range_values(0, 3); },
+      [&] { t->values(); },
+      [&] { c->require_not_being_written("DLPack export"); },
+  };
+  for (const auto& read : reads) {
+    const std::string m = message_of<RuntimeError>(read);
+    EXPECT_NE(m.find(c->label() + ", which is pinned by move #9"), std::string::npos) << m;
+  }
+  EXPECT_EQ(c->slots(), 3);
+  EXPECT_EQ(c->pinned_by(), "move #9");
+  {
+    const Lease::Admission admitted = lease.admit();  // the pinning operation's own thread
+    EXPECT_EQ(c->read(1), Value(int64_t{5}));
+    std::thread other([&] { message_of<RuntimeError>([&] { c->read(1); }); });
+    other.join();
+  }
+  lease.end();
+  EXPECT_EQ(t->values(),
+            (std::vector<Value>{Value(int64_t{4}), Value(int64_t{5}), Value(int64_t{0})}));
+  // A readable pin (the default, a move's source) lets reads continue.
+  Lease readable = c->pin("move #10");
+  EXPECT_EQ(c->read(0), Value(int64_t{4}));
 }
 
 TEST(carrier_storage__release_relinquishes_storage_once, refuse_to_release_a_pinned_carrier) {

@@ -96,6 +96,7 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
         "copy=True: StrideWeave exports alias storage; copy exports are not "
         "implemented");
   }
+  s.carrier->require_not_being_written("DLPack export (__dlpack__)");
   const DLPackInfo info = s.carrier->dlpack_info();
   const std::optional<dlpack::DLDataType> dtype = dlpack_dtype(tensor.dtype());
   if (!dtype) {

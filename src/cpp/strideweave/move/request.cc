@@ -163,7 +163,8 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
 
   request->name_ = "move #" + std::to_string(next_move_id++);
   request->source_lease_.emplace(source.carrier->pin(request->name_));
-  request->destination_lease_.emplace(destination->pin(request->name_));
+  request->destination_lease_.emplace(
+      destination->pin(request->name_, Carrier::PinAccess::kWriting));
   fault_point(MoveStage::kAllocation);
   if (allocate) request->destination_lease_->allocate(cosize);
 
