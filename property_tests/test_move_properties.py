@@ -14,6 +14,13 @@ import pytest
 from hypothesis import given
 
 import strideweave as sw
+from conformance.interop_movement.movement import (
+    ALLOCATED,
+    RAISED_DIRECTLY,
+    STAGES,
+    WRITTEN,
+    InjectedFault,
+)
 from property_tests import strategies as S
 from strideweave._core import _testing
 from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
@@ -119,18 +126,6 @@ def test_a_failed_move_leaves_the_source_live_and_unchanged(t, empty):
 
 EAGER = "interop-movement/move-submission-is-eager-but-does-not-force-host-synchronization"
 LIFETIME = "interop-movement/pending-movement-preserves-lifetime-through-completion"
-
-STAGES = _testing.move_stages
-# Faults up to submission raise from move_async; later ones fail the handle.
-RAISED_DIRECTLY = STAGES[: STAGES.index("copy")]
-# A fault from submission on finds an empty destination allocated (zeroed, version 1).
-ALLOCATED = STAGES[STAGES.index("submission") :]
-# A fault from completion on comes after the transfer wrote the destination.
-WRITTEN = STAGES[STAGES.index("completion") :]
-
-
-class InjectedFault(Exception):
-    pass
 
 
 class SpanCopy(sw.MoveOperation):

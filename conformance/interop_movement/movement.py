@@ -11,10 +11,25 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import strideweave as sw
+from strideweave._core import _testing
 
 # Generous bounds for a move to reach its terminal outcome: a test fails (instead of
 # hanging) when one never does. Never a measure of speed.
 TERMINAL_TIMEOUT = 60.0
+
+
+# The stages of a move at which tests inject faults (_testing.inject_move_fault).
+STAGES = _testing.move_stages
+# Faults up to submission raise from move_async; later ones fail the handle.
+RAISED_DIRECTLY = STAGES[: STAGES.index("copy")]
+# A fault from submission on finds an empty destination allocated (zeroed, version 1).
+ALLOCATED = STAGES[STAGES.index("submission") :]
+# A fault from completion on comes after the transfer wrote the destination.
+WRITTEN = STAGES[STAGES.index("completion") :]
+
+
+class InjectedFault(Exception):
+    """The exception class of every injected fault."""
 
 
 def snapshot(carrier: object) -> tuple:

@@ -26,7 +26,12 @@ import pytest
 
 import strideweave as sw
 from conformance.interop_movement.movement import (
+    ALLOCATED,
+    RAISED_DIRECTLY,
+    STAGES,
     TERMINAL_TIMEOUT,
+    WRITTEN,
+    InjectedFault,
     carrier_pair,
     copy_span,
     snapshot,
@@ -39,18 +44,6 @@ from strideweave.carriers.move import registered_move_operation
 TERMINAL = "interop-movement/one-asynchronous-move-publishes-at-one-terminal-boundary"
 EAGER = "interop-movement/move-submission-is-eager-but-does-not-force-host-synchronization"
 LIFETIME = "interop-movement/pending-movement-preserves-lifetime-through-completion"
-
-STAGES = _testing.move_stages
-# Faults up to submission raise from move_async; later ones fail the handle.
-RAISED_DIRECTLY = STAGES[: STAGES.index("copy")]
-# A fault from submission on finds an empty destination allocated (zeroed, version 1).
-ALLOCATED = STAGES[STAGES.index("submission") :]
-# A fault from completion on comes after the transfer wrote the destination.
-WRITTEN = STAGES[STAGES.index("completion") :]
-
-
-class InjectedFault(Exception):
-    """The exception class of every injected fault."""
 
 
 @pytest.fixture(autouse=True)
