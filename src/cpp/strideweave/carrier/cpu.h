@@ -45,7 +45,7 @@ class CPU : public Carrier {
   void do_write_range(int64_t first, int64_t count, const std::byte* in) override;
   void do_read_values(int64_t first, int64_t count, Value* out) const override;
   void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
-  const std::byte* do_host_data() const override { return buffer_.get(); }
+  std::byte* do_host_data() const override { return buffer_.get(); }
 
  private:
   struct Free {

@@ -89,6 +89,23 @@ RunPlan::RunPlan(const Layout& layout, int64_t offset)
   outer_ = std::move(modes);
 }
 
+Layout storage_order(const Layout& layout) {
+  if (layout.size() == 0) return layout;
+  std::vector<LeafMode> modes;
+  for (const LeafMode& m : layout.leaf_modes()) {
+    if (m.stride != 0 && m.extent != 1) modes.push_back(m);
+  }
+  std::stable_sort(modes.begin(), modes.end(),
+                   [](const LeafMode& a, const LeafMode& b) { return a.stride < b.stride; });
+  std::vector<IntTuple> extents;
+  std::vector<IntTuple> strides;
+  for (const LeafMode& m : modes) {
+    extents.emplace_back(m.extent);
+    strides.emplace_back(m.stride);
+  }
+  return Layout(IntTuple::tuple(std::move(extents)), IntTuple::tuple(std::move(strides)));
+}
+
 std::vector<Run> runs(const Layout& layout, int64_t offset) {
   std::vector<Run> out;
   RunPlan(layout, offset).for_each_run([&](int64_t first, int64_t count) {
