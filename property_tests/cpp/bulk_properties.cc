@@ -61,9 +61,13 @@ RC_GTEST_PROP(StorageOrder, reaches_the_same_indices_as_often, ()) {
   std::sort(expected.begin(), expected.end());
   std::sort(found.begin(), found.end());
   RC_ASSERT(found == expected);
-  for (std::size_t k = 1; k < footprint.leaf_modes().size(); ++k) {
-    RC_ASSERT(footprint.leaf_modes()[k - 1].stride <= footprint.leaf_modes()[k].stride);
+  const std::vector<LeafMode>& modes = footprint.leaf_modes();
+  for (std::size_t k = 0; k < modes.size(); ++k) {
+    RC_ASSERT(modes[k].stride != 0);
+    RC_ASSERT(modes[k].extent > 1);
+    if (k > 0) RC_ASSERT(modes[k - 1].stride <= modes[k].stride);
   }
+  RC_ASSERT(footprint == layout || footprint.depth() <= 1);
 }
 
 RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "strideweave/util/error.h"
@@ -90,13 +91,16 @@ RunPlan::RunPlan(const Layout& layout, int64_t offset)
 }
 
 Layout storage_order(const Layout& layout) {
-  if (layout.size() == 0) return layout;
-  std::vector<LeafMode> modes;
-  for (const LeafMode& m : layout.leaf_modes()) {
-    if (m.stride != 0 && m.extent != 1) modes.push_back(m);
+  const std::vector<LeafMode>& leaves = layout.leaf_modes();
+  const auto by_stride = [](const LeafMode& a, const LeafMode& b) { return a.stride < b.stride; };
+  const auto reaches = [](const LeafMode& m) { return m.stride != 0 && m.extent != 1; };
+  if (layout.size() == 0 || (std::is_sorted(leaves.begin(), leaves.end(), by_stride) &&
+                             std::all_of(leaves.begin(), leaves.end(), reaches))) {
+    return layout;
   }
-  std::stable_sort(modes.begin(), modes.end(),
-                   [](const LeafMode& a, const LeafMode& b) { return a.stride < b.stride; });
+  std::vector<LeafMode> modes;
+  std::copy_if(leaves.begin(), leaves.end(), std::back_inserter(modes), reaches);
+  std::stable_sort(modes.begin(), modes.end(), by_stride);
   std::vector<IntTuple> extents;
   std::vector<IntTuple> strides;
   for (const LeafMode& m : modes) {

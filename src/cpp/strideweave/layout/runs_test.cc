@@ -79,6 +79,9 @@ TEST(StorageOrder, sorts_the_reaching_modes_by_stride) {
   EXPECT_EQ(runs(storage_order(Layout(T({3, 4}), T({0, 0}))), 2), (Runs{{2, 1}}));
   const Layout empty(T({2, 0}), T({5, 1}));
   EXPECT_EQ(storage_order(empty), empty);
+  // Already in storage order: the layout itself, nesting kept.
+  const Layout nested(T({2, T({3, 4})}));
+  EXPECT_EQ(storage_order(nested), nested);
 }
 
 TEST(CompactRowMajor, nested_list_order) {
