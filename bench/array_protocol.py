@@ -18,17 +18,13 @@ ratios are StrideWeave / anchor. Nothing here asserts a time.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 import numpy as np
 import torch
-from benchlib import ratio_table, timed_row, write_result
+from benchlib import parse_options, ratio_table, timed_row, write_result
 
 import strideweave as sw
-
-DEFAULT_JSON = Path("build/bench/array_protocol.json")
 
 
 def operands(layout: sw.Layout, dtype: sw.DType) -> tuple[sw.Tensor, np.ndarray]:
@@ -80,11 +76,7 @@ def measure(repeat: int, number: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
-    parser.add_argument("--repeat", type=int, default=9, help="timed runs per call (median)")
-    parser.add_argument("--number", type=int, default=2000, help="calls per run for views")
-    args = parser.parse_args(argv)
+    args = parse_options(__doc__, "array_protocol", repeat=9, number=2000, argv=argv)
     rows = measure(args.repeat, args.number)
     print(ratio_table(rows, ("case", "operation")))
     write_result(args.json, "array_protocol", rows, repeat=args.repeat, number=args.number)

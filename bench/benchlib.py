@@ -1,4 +1,4 @@
-"""What every benchmark in bench/ shares: the timing rule, the ratio table and the JSON.
+"""What every benchmark in bench/ shares: options, the timing rule, the ratio table and the JSON.
 
 Timing: a warm-up, then the median over ``repeat`` runs of ``number`` calls. A
 StrideWeave call and its anchor are timed in alternating runs, so load on the machine
@@ -8,6 +8,7 @@ anchor (1.0 = as fast as the anchor). Nothing here asserts a time.
 
 from __future__ import annotations
 
+import argparse
 import json
 import platform
 import statistics
@@ -15,8 +16,35 @@ import sys
 import timeit
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import strideweave as sw
+
+
+def parse_options(
+    doc: str,
+    benchmark: str,
+    repeat: int,
+    number: int | None = None,
+    argv: Sequence[str] | None = None,
+) -> argparse.Namespace:
+    """The options every benchmark takes, parsed from ``argv``.
+
+    ``--json PATH`` (default ``build/bench/<benchmark>.json``) and ``--repeat R`` (default
+    ``repeat``); ``--number N`` too when ``number`` gives its default. The description is
+    the first line of the script's docstring ``doc``.
+    """
+    parser = argparse.ArgumentParser(description=doc.split("\n", 1)[0])
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=Path("build/bench") / f"{benchmark}.json",
+        help="where to write results",
+    )
+    parser.add_argument("--repeat", type=int, default=repeat, help="timed runs per call (median)")
+    if number is not None:
+        parser.add_argument("--number", type=int, default=number, help="calls per timed run")
+    return parser.parse_args(argv)
 
 
 def median_us(call: Callable[[], object], repeat: int, number: int) -> float:
@@ -39,6 +67,42 @@ def paired_median_us(
     return tuple(statistics.median(times) / number * 1e6 for times in runs)  # type: ignore[return-value]
 
 
+# A call that consumes what it times (a move releases its source): ``prepare(n)`` builds
+# the inputs of ``n`` calls, ``call(input)`` is one timed call.
+Consuming = tuple[Callable[[int], list[Any]], Callable[[Any], object]]
+
+
+def _consuming_run_us(side: Consuming, number: int) -> float:
+    prepare, call = side
+    inputs = prepare(number)
+    inputs.reverse()
+    return timeit.timeit(lambda: call(inputs.pop()), number=number)
+
+
+def paired_consuming_us(
+    ours: Consuming, anchor: Consuming, repeat: int, number: int
+) -> tuple[float, float]:
+    """paired_median_us for calls that consume their inputs.
+
+    Before each run (warm-up included), ``prepare(number)`` builds that run's inputs
+    outside the timed region; the run times ``call(input)`` for each of them, taking each
+    input out of the list, so its last reference (and what freeing it costs) drops inside
+    the timed call. A run holds at most ``number`` inputs at once.
+    """
+    for side in (ours, anchor):
+        _consuming_run_us(side, max(1, number // 10))
+    runs: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeat):
+        for times, side in zip(runs, (ours, anchor), strict=True):
+            times.append(_consuming_run_us(side, number))
+    return tuple(statistics.median(times) / number * 1e6 for times in runs)  # type: ignore[return-value]
+
+
+def _row(ours_us: float, anchor_us: float, labels: dict[str, object]) -> dict:
+    ratio = ours_us / anchor_us
+    return {**labels, "strideweave_us": ours_us, "anchor_us": anchor_us, "ratio": ratio}
+
+
 def timed_row(
     ours: Callable[[], object],
     anchor: Callable[[], object],
@@ -47,13 +111,24 @@ def timed_row(
     **labels: object,
 ) -> dict:
     """One result row: ``labels``, both medians (timed in alternating runs) and the ratio."""
-    ours_us, anchor_us = paired_median_us(ours, anchor, repeat, number)
-    return {
-        **labels,
-        "strideweave_us": ours_us,
-        "anchor_us": anchor_us,
-        "ratio": ours_us / anchor_us,
-    }
+    return _row(*paired_median_us(ours, anchor, repeat, number), labels)
+
+
+def consuming_row(
+    ours: Consuming, anchor: Consuming, repeat: int, number: int, **labels: object
+) -> dict:
+    """timed_row for calls that consume their inputs (see paired_consuming_us)."""
+    return _row(*paired_consuming_us(ours, anchor, repeat, number), labels)
+
+
+def with_target(row: dict, target: float | None) -> dict:
+    """``row`` with its target ratio (``<= target``) and whether this run met it.
+
+    ``target`` None: a figure reported without a target (``-`` in both columns).
+    """
+    if target is None:
+        return {**row, "target": "-", "met": "-"}
+    return {**row, "target": f"<= {target}", "met": row["ratio"] <= target}
 
 
 def calls_for(call: Callable[[], object], seconds: float = 0.02) -> int:

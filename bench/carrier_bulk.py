@@ -28,20 +28,17 @@ target and whether this run met it. Nothing here asserts a time.
 
 from __future__ import annotations
 
-import argparse
 import atexit
 import ctypes
 import os
 import sys
 import tempfile
-from pathlib import Path
 
 import numpy as np
-from benchlib import calls_for, ratio_table, timed_row, write_result
+from benchlib import calls_for, parse_options, ratio_table, timed_row, with_target, write_result
 
 import strideweave as sw
 
-DEFAULT_JSON = Path("build/bench/carrier_bulk.json")
 COPY_BYTES = 64 * 2**20
 TOLIST_ELEMENTS = 1_000_000
 GATHER_EXTENT = 1024
@@ -124,15 +121,12 @@ def measure(repeat: int) -> list[dict]:
     cases = [*range_copy_cases(), file_round_trip_case(), tolist_case(), gather_case()]
     for case, ours, anchor, target in cases:
         row = timed_row(ours, anchor, repeat, calls_for(anchor), case=case)
-        rows.append({**row, "target": f"<= {target}", "met": row["ratio"] <= target})
+        rows.append(with_target(row, target))
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
-    parser.add_argument("--repeat", type=int, default=7, help="timed runs per call (median)")
-    args = parser.parse_args(argv)
+    args = parse_options(__doc__, "carrier_bulk", repeat=7, argv=argv)
     rows = measure(args.repeat)
     print(ratio_table(rows, ["case", "target", "met"]))
     write_result(args.json, "carrier_bulk", rows, repeat=args.repeat)

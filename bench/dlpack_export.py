@@ -21,18 +21,14 @@ here asserts a time.
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import sys
-from pathlib import Path
 
 import numpy as np
 import torch
-from benchlib import ratio_table, timed_row, write_result
+from benchlib import parse_options, ratio_table, timed_row, write_result
 
 import strideweave as sw
-
-DEFAULT_JSON = Path("build/bench/dlpack_export.json")
 
 
 def column_major(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -105,11 +101,7 @@ def measure(repeat: int, number: int) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
-    parser.add_argument("--repeat", type=int, default=15, help="timed runs per call (median)")
-    parser.add_argument("--number", type=int, default=2000, help="calls per timed run")
-    args = parser.parse_args(argv)
+    args = parse_options(__doc__, "dlpack_export", repeat=15, number=2000, argv=argv)
     rows = measure(args.repeat, args.number)
     print(ratio_table(rows, ("case", "operation")))
     write_result(args.json, "dlpack_export", rows, repeat=args.repeat, number=args.number)

@@ -20,16 +20,12 @@ is the ratio of the two wide timings: about 3.1 (5,000 / 1,600) for a linear cos
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
-from benchlib import calls_for, median_us, write_result
+from benchlib import calls_for, median_us, parse_options, write_result
 
 import strideweave as sw
-
-DEFAULT_JSON = Path("build/bench/layout_algebra.json")
 
 
 def chain(levels: int, leaf: int) -> object:
@@ -71,10 +67,7 @@ def refuse(levels: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
-    parser.add_argument("--repeat", type=int, default=7)
-    args = parser.parse_args(argv)
+    args = parse_options(__doc__, "layout_algebra", repeat=7, argv=argv)
 
     operands = {"depth 63": deep(), "wide 1,600": wide(1600), "wide 5,000": wide(5000)}
     rows = []

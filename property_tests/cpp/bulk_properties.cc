@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "layout_generators.h"
@@ -46,6 +47,27 @@ RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_wal
   for (int64_t i = 0; i < layout.size(); ++i) {
     RC_ASSERT(covered[static_cast<std::size_t>(plan.image_layout()(i))] == offset + layout(i));
   }
+}
+
+RC_GTEST_PROP(StorageOrder, reaches_the_same_indices_as_often, ()) {
+  const Layout layout = *gen_layout();
+  const Layout footprint = storage_order(layout);
+  if (layout.size() == 0) {
+    RC_ASSERT(footprint == layout);
+    return;
+  }
+  std::vector<int64_t> expected = all_indices(without_broadcast_modes(layout));
+  std::vector<int64_t> found = all_indices(footprint);
+  std::sort(expected.begin(), expected.end());
+  std::sort(found.begin(), found.end());
+  RC_ASSERT(found == expected);
+  const std::vector<LeafMode>& modes = footprint.leaf_modes();
+  for (std::size_t k = 0; k < modes.size(); ++k) {
+    RC_ASSERT(modes[k].stride != 0);
+    RC_ASSERT(modes[k].extent > 1);
+    if (k > 0) RC_ASSERT(modes[k - 1].stride <= modes[k].stride);
+  }
+  RC_ASSERT(footprint == layout || footprint.depth() <= 1);
 }
 
 RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,

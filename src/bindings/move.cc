@@ -188,7 +188,8 @@ std::shared_ptr<MoveOperation> make_move_operation(const ClassDescriptor& operat
     const py::object instance = cls();
     auto made = instance.cast<std::shared_ptr<MoveOperation>>();
     if (auto* python = dynamic_cast<PythonOperation*>(made.get())) python->find_python_copy();
-    return made;
+    // The request may drop it on a pool worker, possibly as the last reference.
+    return released_with_gil(std::move(made), "releasing a move operation");
   } catch (py::error_already_set& e) {
     throw PythonException(e);
   }

@@ -13,8 +13,9 @@ void bind_move(pybind11::module_& m);
 
 // An instance of the move operation class `operation`: a C++ built-in, or the
 // Python class registered with the descriptor called with no arguments (its
-// exceptions as PythonException). Takes the GIL itself (ExitSafeGil); call it
-// holding no core lock.
+// exceptions as PythonException), behind released_with_gil so that its last
+// release, on any thread, takes the GIL exit-safely. Takes the GIL itself
+// (ExitSafeGil) for a Python class only; call it holding no core lock.
 std::shared_ptr<MoveOperation> make_move_operation(const ClassDescriptor& operation);
 
 }  // namespace strideweave::bindings

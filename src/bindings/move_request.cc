@@ -28,7 +28,7 @@ class AwaitResult {
   virtual bool done() const = 0;
 
   py::object wait() {
-    without_gil([&] { block(); });
+    if (!done()) without_gil([&] { block(); });
     if (!value_.is_none() || !exception_.is_none()) return observed();
     if (std::exception_ptr error = failure()) {
       exception_ = exception_object(error);
@@ -95,10 +95,7 @@ std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination)
   auto request = without_gil([&] {
     return MoveRequest::initiate(
         released_with_gil<const Tensor>(std::move(source), "releasing a moved Tensor"),
-        released_with_gil(std::move(target), "releasing a move destination"),
-        [](const ClassDescriptor& operation) {
-          return released_with_gil(make_move_operation(operation), "releasing a move operation");
-        });
+        released_with_gil(std::move(target), "releasing a move destination"), make_move_operation);
   });
   return std::make_unique<AwaitMove>(std::move(request));
 }

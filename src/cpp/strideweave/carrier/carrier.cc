@@ -235,6 +235,13 @@ void SlotReader::read_range(int64_t first, int64_t count, std::byte* out) const 
   carrier_.do_read_range(first, count, out);
 }
 
+const std::byte* SlotReader::host_range(int64_t first, int64_t count) const {
+  const std::size_t itemsize = carrier_.require_itemsize("read");
+  carrier_.require_range_locked(first, count);
+  const std::byte* storage = host();
+  return storage == nullptr ? nullptr : storage + static_cast<std::size_t>(first) * itemsize;
+}
+
 void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
                         const Layout& out_layout) const {
   const std::size_t itemsize = carrier_.require_itemsize("read");
@@ -255,6 +262,20 @@ void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
 void SlotReader::read_values(int64_t first, int64_t count, Value* out) const {
   carrier_.require_range_locked(first, count);
   carrier_.do_read_values(first, count, out);
+}
+
+std::byte* SlotWriter::host_range(int64_t first, int64_t count) const {
+  const std::size_t itemsize = carrier_.require_itemsize("write");
+  carrier_.require_range_locked(first, count);
+  std::byte* storage = carrier_.do_host_data();
+  return storage == nullptr ? nullptr : storage + static_cast<std::size_t>(first) * itemsize;
+}
+
+void SlotWriter::write_range(int64_t first, int64_t count, const std::byte* in) const {
+  carrier_.require_itemsize("write_range");
+  carrier_.require_range_locked(first, count);
+  validate_encoding(carrier_.dtype_, in, count);
+  if (count > 0) carrier_.do_write_range(first, count, in);
 }
 
 void Carrier::allocate(int64_t n) { allocate_via(WritePath{}, n); }

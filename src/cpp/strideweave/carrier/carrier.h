@@ -21,8 +21,10 @@
 // changes are serialized by the carrier's mutex, a CoreMutex. Storage hooks
 // run under the mutex; they must not call back into the carrier or run
 // Python. take_ownership and relinquish hold two carriers' mutexes at once,
-// taken together by std::scoped_lock's deadlock-avoiding algorithm; nothing
-// else nests carrier mutexes (docs/threading.md).
+// taken together by std::scoped_lock's deadlock-avoiding algorithm; the only
+// other nesting is a move's copy, which holds its source's mutex while it
+// writes its destination through Lease::write_locked, both carriers pinned by
+// that move (docs/threading.md).
 #pragma once
 
 #include <atomic>
@@ -46,6 +48,7 @@ class Carrier;
 class Lease;
 class OwnerPath;
 class SlotReader;
+class SlotWriter;
 
 // DLPack's device type for host memory (kDLCPU in strideweave/interop/dlpack.h).
 inline constexpr int32_t kDLPackDeviceCPU = 1;
@@ -249,8 +252,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual void do_write_values(int64_t first, int64_t count, const Value* coerced) = 0;
 
   // The storage as addressable host memory (slot i at itemsize * i), or
-  // nullptr when the storage is not host memory. Valid while the mutex is held.
-  virtual const std::byte* do_host_data() const { return nullptr; }
+  // nullptr when the storage is not host memory. Valid while the mutex is
+  // held; written in place only through a SlotWriter (Lease::write_locked).
+  virtual std::byte* do_host_data() const { return nullptr; }
 
   // For subclass constructors: set the initial slot count without a version bump.
   void initialize_slots(int64_t n);
@@ -268,6 +272,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   friend class Lease;
   friend class OwnerPath;
   friend class SlotReader;
+  friend class SlotWriter;
 
   // Who is writing: the public entry points, the lease of pin `pin_id`, or
   // the owner `owner`.
@@ -328,6 +333,11 @@ class SlotReader {
   // The storage as host memory (slot i at byte itemsize * i), or nullptr.
   const std::byte* host() const { return carrier_.do_host_data(); }
 
+  // The host memory of slots [first, first + count) (its first slot), or
+  // nullptr when the storage is not host memory. Throws TypeError for a
+  // dtype without an item size, IndexError for a range outside the slots.
+  const std::byte* host_range(int64_t first, int64_t count) const;
+
   // Slots [first, first + count) in native encoding into `out`. Throws
   // IndexError for a range outside the slots, TypeError for a dtype without
   // an item size.
@@ -349,6 +359,30 @@ class SlotReader {
   friend class Carrier;
   explicit SlotReader(const Carrier& carrier) : carrier_(carrier) {}
   const Carrier& carrier_;
+};
+
+// Slot access inside Lease::write_locked: the pinned carrier's storage, written
+// in place with its mutex held. Valid only during that call. Writes bypass
+// value conversion (the items must be in the dtype's native encoding, as a
+// carrier of the same dtype stores them) but not the range rules.
+class SlotWriter {
+ public:
+  // The host memory of slots [first, first + count) (its first slot), or
+  // nullptr when the storage is not host memory. Throws TypeError for a
+  // dtype without an item size, IndexError for a range outside the slots.
+  std::byte* host_range(int64_t first, int64_t count) const;
+
+  // Stores the `count` natively encoded items at `in` in slots
+  // [first, first + count) with one range write of the storage. Throws
+  // TypeError for a dtype without an item size, IndexError for a range
+  // outside the slots, ValueError naming the item for an encoded Bool that is
+  // neither 0 nor 1 (nothing written then).
+  void write_range(int64_t first, int64_t count, const std::byte* in) const;
+
+ private:
+  friend class Lease;
+  explicit SlotWriter(Carrier& carrier) : carrier_(carrier) {}
+  Carrier& carrier_;
 };
 
 // The private write path of the operation pinning a carrier. Move-only. The
@@ -390,6 +424,18 @@ class Lease {
 
   // Ends the pin; later calls do nothing.
   void end() noexcept;
+
+  // Calls fn(const SlotWriter&) with the pinned carrier's mutex held, after
+  // the checks of a write through the lease (RuntimeError for a released
+  // carrier, one constructed immutable, or an ended lease): one hold of the
+  // lock for a copy into the storage, in place when it is host memory. The
+  // call counts as one write through the lease, also when fn throws (the
+  // slots fn may have written are then unspecified). `fn` must not call back
+  // into this carrier or run Python; it may be called with another carrier's
+  // mutex held only when both carriers are pinned by the same operation,
+  // which takes them in one order (a move: source, then destination).
+  template <class F>
+  void write_locked(F&& fn);
 
   // Releases the pinned carrier and ends the pin in one step, so no other
   // caller can act between them (a move releasing its source at its terminal
@@ -454,6 +500,17 @@ void Carrier::read_locked(const char* operation, F&& fn) const {
   std::lock_guard lock(mu_);
   require_readable_locked(operation);
   fn(SlotReader(*this));
+}
+
+template <class F>
+void Lease::write_locked(F&& fn) {
+  Carrier& pinned = carrier();
+  const Carrier::WritePath path{Carrier::WritePath::Kind::kLease, pin_id_, nullptr};
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
+  std::lock_guard lock(pinned.mu_);
+  pinned.require_writable_locked("write", path, owner);
+  pinned.count_write_locked(path);
+  fn(SlotWriter(pinned));
 }
 
 // For built-in constructors taking (n, values): the slot count, len(values)

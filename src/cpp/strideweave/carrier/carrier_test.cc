@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
@@ -131,6 +133,27 @@ TEST(carrier_storage__cpu_stores_slots_in_an_aligned_host_buffer, expose_the_ali
   EXPECT_EQ(stored, 2.5f);
   EXPECT_EQ(c->dlpack_info().pointer, reinterpret_cast<uint64_t>(c->data()));
   EXPECT_EQ(c->dlpack_info().device_type, kDLPackDeviceCPU);
+}
+
+TEST(carrier_storage__cpu_stores_slots_in_an_aligned_host_buffer,
+     clause1__a_large_buffer_is_aligned_and_reads_zero) {
+  const auto mapped = static_cast<int64_t>(CPU::kMappedBytes / sizeof(int32_t)) + 3;
+  for (const int64_t n : {int64_t{5}, mapped}) {
+    auto constructed = std::make_shared<CPU>(DType::Int32(), n);
+    auto allocated = std::make_shared<CPU>(DType::Int32());
+    allocated->allocate(n);
+    for (const auto& c : {constructed, allocated}) {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(c->data()) % CPU::kAlignment, 0u);
+      const std::vector<std::byte> bytes = c->read_range(0, n);
+      EXPECT_TRUE(std::all_of(bytes.begin(), bytes.end(), [](std::byte b) {
+        return b == std::byte{0};
+      })) << n;
+      c->write(n - 1, int64_t{-7});
+      EXPECT_EQ(std::get<int64_t>(c->read(n - 1)), -7);
+      c->release();
+      EXPECT_TRUE(c->is_released());
+    }
+  }
 }
 
 TEST(carrier_storage__cpu_stores_slots_in_an_aligned_host_buffer, reject_an_abstract_dtype) {

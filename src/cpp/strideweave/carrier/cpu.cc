@@ -1,5 +1,7 @@
 #include "strideweave/carrier/cpu.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -21,7 +23,13 @@ std::size_t cpu_itemsize(const DType& dtype) {
 
 }  // namespace
 
-void CPU::Free::operator()(std::byte* p) const noexcept { std::free(p); }
+void CPU::Free::operator()(std::byte* p) const noexcept {
+  if (mapped != 0) {
+    ::munmap(p, mapped);
+  } else {
+    std::free(p);
+  }
+}
 
 const ClassDescriptor& CPU::static_class() {
   static const ClassDescriptor& descriptor = builtin_carrier_class("CPU", &Carrier::static_class());
@@ -55,14 +63,23 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n) const {
                              &rounded)) {
     throw too_big();
   }
-  auto* p =
-      static_cast<std::byte*>(std::aligned_alloc(kAlignment, static_cast<std::size_t>(rounded)));
-  if (p == nullptr) {
-    throw MemoryError("CPU: cannot allocate " + std::to_string(rounded) + " bytes for " +
-                      std::to_string(n) + " slots of " + dtype().name());
+  const auto size = static_cast<std::size_t>(rounded);
+  const auto cannot = [&] {
+    return MemoryError("CPU: cannot allocate " + std::to_string(rounded) + " bytes for " +
+                       std::to_string(n) + " slots of " + dtype().name());
+  };
+  if (size >= kMappedBytes) {
+    void* mapped =
+        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) throw cannot();
+    ::madvise(mapped, size, MADV_HUGEPAGE);  // a hint: without huge pages the buffer still works
+    if (::madvise(mapped, size, MADV_POPULATE_WRITE) != 0) std::memset(mapped, 0, size);
+    return std::unique_ptr<std::byte, Free>(static_cast<std::byte*>(mapped), Free{size});
   }
-  std::memset(p, 0, static_cast<std::size_t>(rounded));
-  return std::unique_ptr<std::byte, Free>(p);
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, size));
+  if (p == nullptr) throw cannot();
+  std::memset(p, 0, size);
+  return std::unique_ptr<std::byte, Free>(p, Free{0});
 }
 
 std::shared_ptr<Carrier> CPU::new_like() const { return std::make_shared<CPU>(dtype()); }

@@ -15,6 +15,13 @@ namespace strideweave {
 class CPU : public Carrier {
  public:
   static constexpr std::size_t kAlignment = 64;
+  // Buffers of at least this many bytes are mapped (anonymous mmap) instead of
+  // taken from the heap, with transparent huge pages requested (MADV_HUGEPAGE,
+  // as NumPy requests them for its large arrays), and faulted in by the kernel,
+  // which zeroes them (MADV_POPULATE_WRITE; a memset where the kernel lacks
+  // it): their bytes are written once before the carrier's first use instead
+  // of twice (page zeroing, then memset).
+  static constexpr std::size_t kMappedBytes = std::size_t{4} << 20;
 
   // n zero slots (empty when nullopt), or one slot per element of `values`.
   // Throws TypeError naming CPU and the dtype for an abstract dtype, ValueError
@@ -45,10 +52,13 @@ class CPU : public Carrier {
   void do_write_range(int64_t first, int64_t count, const std::byte* in) override;
   void do_read_values(int64_t first, int64_t count, Value* out) const override;
   void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
-  const std::byte* do_host_data() const override { return buffer_.get(); }
+  std::byte* do_host_data() const override { return buffer_.get(); }
 
  private:
+  // Frees a buffer: munmap of `mapped` bytes for a mapped one, else std::free
+  // (mapped 0; a value-initialized Free).
   struct Free {
+    std::size_t mapped;
     void operator()(std::byte* p) const noexcept;
   };
   // A zeroed buffer for n slots; never null, even for n == 0.

@@ -1,7 +1,10 @@
 // Pins, leases and owner paths (spec/carrier-storage).
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -9,6 +12,7 @@
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/exec/core_mutex.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"
@@ -159,6 +163,94 @@ TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
   // A readable pin (the default, a move's source) lets reads continue.
   Lease readable = c->pin("move #10");
   EXPECT_EQ(c->read(0), Value(int64_t{4}));
+}
+
+// Native Int32 encoding of `xs`.
+std::vector<std::byte> int32_bytes(std::initializer_list<int32_t> xs) {
+  std::vector<std::byte> out(xs.size() * sizeof(int32_t));
+  std::memcpy(out.data(), std::data(xs), out.size());
+  return out;
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     clause10__write_host_memory_in_place_under_one_hold_of_the_lock) {
+  auto c = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({1, 2, 3, 4}));
+  Lease lease = c->pin("move");
+  const std::vector<std::byte> items = int32_bytes({7, 8});
+  std::byte* storage = c->data();
+  lease.write_locked([&](const SlotWriter& writer) {
+    EXPECT_EQ(core_locks_held(), 1);  // the carrier's mutex, held for the whole call
+    std::byte* at = writer.host_range(1, 2);
+    ASSERT_NE(at, nullptr);
+    EXPECT_EQ(at, storage + sizeof(int32_t));  // the storage itself, not a copy
+    std::memcpy(at, items.data(), items.size());
+  });
+  EXPECT_EQ(core_locks_held(), 0);
+  EXPECT_EQ(c->read_range_values(0, 4), ints({1, 7, 8, 4}));
+  EXPECT_EQ(c->version(), 0u);  // counted once, when the pin ends
+  lease.write_locked([&](const SlotWriter& writer) { writer.write_range(3, 1, items.data()); });
+  lease.end();
+  EXPECT_EQ(c->version(), 1u);
+  EXPECT_EQ(c->read_range_values(0, 4), ints({1, 7, 8, 7}));
+  EXPECT_TRUE(c->is_mutable());
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     clause10__write_storage_that_is_not_host_memory_by_ranges) {
+  auto c = std::make_shared<Generic>(DType::Bool(), std::nullopt,
+                                     std::vector<Value>{false, false, false});
+  Lease lease = c->pin("move");
+  const std::array<std::byte, 2> ones{std::byte{1}, std::byte{1}};
+  const std::array<std::byte, 2> invalid{std::byte{1}, std::byte{2}};
+  std::string bad_item;
+  lease.write_locked([&](const SlotWriter& writer) {
+    EXPECT_EQ(writer.host_range(0, 3), nullptr);
+    writer.write_range(1, 2, ones.data());
+    bad_item = message_of<ValueError>([&] { writer.write_range(0, 2, invalid.data()); });
+    EXPECT_THROW(writer.write_range(2, 2, ones.data()), IndexError);
+    EXPECT_THROW(writer.host_range(-1, 1), IndexError);
+    EXPECT_THROW(writer.write_range(0, -1, ones.data()), ValueError);
+  });
+  EXPECT_NE(bad_item.find("item 1 holds the byte 2"), std::string::npos) << bad_item;
+  lease.end();
+  EXPECT_EQ(c->read_range_values(0, 3), (std::vector<Value>{false, true, true}));
+  EXPECT_EQ(c->version(), 1u);
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     clause10__a_failed_locked_write_counts_and_unlocks) {
+  auto c = std::make_shared<CPU>(DType::Int32(), 2);
+  Lease lease = c->pin("move");
+  EXPECT_THROW(lease.write_locked([](const SlotWriter&) { throw std::runtime_error("copy"); }),
+               std::runtime_error);
+  EXPECT_EQ(core_locks_held(), 0);
+  EXPECT_EQ(c->slots(), 2);  // the lock is free again
+  lease.end();
+  EXPECT_EQ(c->version(), 1u);  // the slots it may have reached are unspecified
+}
+
+TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier,
+     clause10__a_locked_write_follows_the_leases_refusals) {
+  auto frozen = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({1}), false);
+  Lease pinned = frozen->pin("move");
+  bool called = false;
+  const std::string immutable = message_of<RuntimeError>(
+      [&] { pinned.write_locked([&](const SlotWriter&) { called = true; }); });
+  EXPECT_NE(immutable.find("constructed immutable"), std::string::npos) << immutable;
+  pinned.end();
+  EXPECT_EQ(frozen->version(), 0u);
+  auto c = std::make_shared<CPU>(DType::Int32(), 1);
+  Lease ended = c->pin("move");
+  ended.end();
+  const std::string m = message_of<RuntimeError>(
+      [&] { ended.write_locked([&](const SlotWriter&) { called = true; }); });
+  EXPECT_NE(m.find("lease of move has ended"), std::string::npos) << m;
+  EXPECT_FALSE(called);
+  EXPECT_EQ(c->version(), 0u);
+  auto abstract = std::make_shared<Generic>(DType::Any(), 1);
+  Lease any = abstract->pin("move");
+  any.write_locked(
+      [](const SlotWriter& writer) { EXPECT_THROW(writer.host_range(0, 1), TypeError); });
 }
 
 TEST(carrier_storage__release_relinquishes_storage_once, refuse_to_release_a_pinned_carrier) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "strideweave/util/error.h"
@@ -87,6 +88,26 @@ RunPlan::RunPlan(const Layout& layout, int64_t offset)
     modes.erase(modes.begin());
   }
   outer_ = std::move(modes);
+}
+
+Layout storage_order(const Layout& layout) {
+  const std::vector<LeafMode>& leaves = layout.leaf_modes();
+  const auto by_stride = [](const LeafMode& a, const LeafMode& b) { return a.stride < b.stride; };
+  const auto reaches = [](const LeafMode& m) { return m.stride != 0 && m.extent != 1; };
+  if (layout.size() == 0 || (std::is_sorted(leaves.begin(), leaves.end(), by_stride) &&
+                             std::all_of(leaves.begin(), leaves.end(), reaches))) {
+    return layout;
+  }
+  std::vector<LeafMode> modes;
+  std::copy_if(leaves.begin(), leaves.end(), std::back_inserter(modes), reaches);
+  std::stable_sort(modes.begin(), modes.end(), by_stride);
+  std::vector<IntTuple> extents;
+  std::vector<IntTuple> strides;
+  for (const LeafMode& m : modes) {
+    extents.emplace_back(m.extent);
+    strides.emplace_back(m.stride);
+  }
+  return Layout(IntTuple::tuple(std::move(extents)), IntTuple::tuple(std::move(strides)));
 }
 
 std::vector<Run> runs(const Layout& layout, int64_t offset) {

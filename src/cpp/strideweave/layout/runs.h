@@ -53,6 +53,18 @@ class RunPlan {
   Layout image_layout_;
 };
 
+// The footprint of `layout` in storage order: a layout whose leaf modes are
+// those of `layout` with a non-zero stride and an extent above 1, sorted by
+// stride (equal strides keep tree order). It is `layout` itself when its leaf
+// modes already are exactly these (no copy of its modes is built), else a flat
+// layout; an empty layout (size 0) is returned unchanged.
+// Post: it reaches the indices `layout` without its stride-0 modes reaches,
+//       each as often (so each once when that is injective); a copy between
+//       two spans that applies the same layout on both sides (a move) may walk
+//       it instead of `layout`, in longer runs (a transposed compact layout is
+//       one run).
+Layout storage_order(const Layout& layout);
+
 // The runs of RunPlan(layout, offset), materialized (tests, small layouts).
 std::vector<Run> runs(const Layout& layout, int64_t offset);
 

@@ -65,6 +65,25 @@ TEST(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,
   EXPECT_NE(m.find("(3,2):(1,3)"), std::string::npos) << m;
 }
 
+TEST(StorageOrder, sorts_the_reaching_modes_by_stride) {
+  // A transposed compact layout is one run in storage order.
+  const Layout transposed = storage_order(Layout(T({4, 8}), T({8, 1})));
+  EXPECT_EQ(transposed.to_string(), "(8,4):(1,8)");
+  EXPECT_EQ(runs(transposed, 3), (Runs{{3, 32}}));
+  // Nesting flattens; stride-0 and extent-1 modes drop; equal strides keep tree order.
+  EXPECT_EQ(storage_order(Layout(T({2, T({3, 1, 5})}), T({6, T({0, 4, 1})}))).to_string(),
+            "(5,2):(1,6)");
+  EXPECT_EQ(storage_order(Layout(T({2, 3}), T({2, 2}))).to_string(), "(2,3):(2,2)");
+  // Every mode dropped: the one slot a rank-0 layout reaches; empty layouts unchanged.
+  EXPECT_EQ(storage_order(Layout(T({3, 4}), T({0, 0}))).to_string(), "():()");
+  EXPECT_EQ(runs(storage_order(Layout(T({3, 4}), T({0, 0}))), 2), (Runs{{2, 1}}));
+  const Layout empty(T({2, 0}), T({5, 1}));
+  EXPECT_EQ(storage_order(empty), empty);
+  // Already in storage order: the layout itself, nesting kept.
+  const Layout nested(T({2, T({3, 4})}));
+  EXPECT_EQ(storage_order(nested), nested);
+}
+
 TEST(CompactRowMajor, nested_list_order) {
   EXPECT_EQ(compact_row_major(T({2, T({3, 4})})).to_string(), "(2,(3,4)):(12,(4,1))");
   EXPECT_EQ(compact_row_major(IntTuple(5)).to_string(), "5:1");

@@ -1,5 +1,6 @@
 #include "strideweave/move/move_operation.h"
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -48,28 +49,47 @@ void MoveOperation::copy(const MoveTransfer&) {
                             " does not implement the copy hook _copy");
 }
 
-void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
+namespace {
+
+// Copies source slots offset + footprint(i) into destination slots
+// footprint(i), for every i, as stored (`itemsize` bytes each), holding the
+// source's lock, then the destination's through the lease: both carriers are
+// pinned by this move, so no caller takes them in the other order.
+void copy_stored(const MoveTransfer& transfer, const Layout& footprint, std::size_t itemsize) {
   const Subtensor& source = transfer.tensor->subtensor("move");
-  Lease& destination = *transfer.destination_lease;
-  const RunPlan plan(source.layout, source.offset);
-  const std::optional<std::size_t> itemsize = source.carrier->dtype().itemsize();
-  if (itemsize) {
-    std::vector<std::byte> image(static_cast<std::size_t>(plan.size()) * *itemsize);
-    source.carrier->read_locked("move", [&](const SlotReader& reader) {
-      std::byte* cursor = image.data();
-      plan.for_each_run([&](int64_t first, int64_t count) {
-        reader.read_range(first, count, cursor);
-        cursor += static_cast<std::size_t>(count) * *itemsize;
+  const int64_t offset = source.offset;
+  const int64_t count = transfer.element_count;
+  if (count == 0) return;
+  source.carrier->read_locked("move", [&](const SlotReader& reader) {
+    transfer.destination_lease->write_locked([&](const SlotWriter& writer) {
+      const std::byte* from = reader.host_range(offset, count);
+      std::byte* to = writer.host_range(0, count);
+      if (from != nullptr && to != nullptr) {
+        copy_strided(from, footprint, 0, to, footprint, 0, itemsize);
+        return;
+      }
+      std::vector<std::byte> buffer;  // one run, when neither side is host memory
+      RunPlan(footprint, offset).for_each_run([&](int64_t first, int64_t run) {
+        const auto at = static_cast<std::size_t>(first - offset) * itemsize;
+        if (to != nullptr) {
+          reader.read_range(first, run, to + at);
+        } else if (from != nullptr) {
+          writer.write_range(first - offset, run, from + at);
+        } else {
+          buffer.resize(static_cast<std::size_t>(run) * itemsize);
+          reader.read_range(first, run, buffer.data());
+          writer.write_range(first - offset, run, buffer.data());
+        }
       });
     });
-    const std::byte* cursor = image.data();
-    plan.for_each_run([&](int64_t first, int64_t count) {
-      const std::size_t bytes = static_cast<std::size_t>(count) * *itemsize;
-      destination.write_range(first - source.offset, {cursor, bytes});
-      cursor += bytes;
-    });
-    return;
-  }
+  });
+}
+
+// The element values of the slots `footprint` reaches from `offset`, from one
+// snapshot, then written through the lease's value writes (abstract dtypes).
+void copy_values(const MoveTransfer& transfer, const Layout& footprint) {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  const RunPlan plan(footprint, source.offset);
   std::vector<Value> image(static_cast<std::size_t>(plan.size()));
   source.carrier->read_locked("move", [&](const SlotReader& reader) {
     Value* cursor = image.data();
@@ -80,30 +100,33 @@ void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
   });
   const Value* cursor = image.data();
   plan.for_each_run([&](int64_t first, int64_t count) {
-    destination.write_range_values(first - source.offset,
-                                   {cursor, static_cast<std::size_t>(count)});
+    transfer.destination_lease->write_range_values(first - source.offset,
+                                                   {cursor, static_cast<std::size_t>(count)});
     cursor += count;
   });
 }
 
-void CpuToFileBackedMoveOperation::copy(const MoveTransfer& transfer) {
+// The whole physical span [offset, offset + cosize), holes included.
+void copy_span(const MoveTransfer& transfer) {
   const Subtensor& source = transfer.tensor->subtensor("move");
-  const std::size_t itemsize = *source.carrier->dtype().itemsize();
-  // Source lock, then the destination's inside the lease: both carriers are
-  // pinned by this move, so no caller takes them in the other order.
-  source.carrier->read_locked("move", [&](const SlotReader& reader) {
-    const std::byte* span = reader.host() + static_cast<std::size_t>(source.offset) * itemsize;
-    transfer.destination_lease->write_range(
-        0, {span, static_cast<std::size_t>(transfer.element_count) * itemsize});
-  });
+  copy_stored(transfer, Layout(transfer.element_count), *source.carrier->dtype().itemsize());
 }
 
-void FileBackedToCpuMoveOperation::copy(const MoveTransfer& transfer) {
+}  // namespace
+
+void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
   const Subtensor& source = transfer.tensor->subtensor("move");
-  const std::vector<std::byte> span =
-      source.carrier->read_range(source.offset, transfer.element_count);
-  transfer.destination_lease->write_range(0, span);
+  const Layout footprint = storage_order(source.layout);
+  if (const std::optional<std::size_t> itemsize = source.carrier->dtype().itemsize()) {
+    copy_stored(transfer, footprint, *itemsize);
+  } else {
+    copy_values(transfer, footprint);
+  }
 }
+
+void CpuToFileBackedMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
+
+void FileBackedToCpuMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
 
 const ClassDescriptor& ElementwiseMoveOperation::static_class() {
   static const ClassDescriptor& descriptor = builtin_operation_class(
@@ -125,14 +148,47 @@ const ClassDescriptor& FileBackedToCpuMoveOperation::static_class() {
   return descriptor;
 }
 
+namespace {
+
+// One built-in move-operation class: its descriptor and its factory (nullptr
+// for the root, whose copy hook is abstract).
+struct BuiltinOperation {
+  const ClassDescriptor& (*operation_class)();
+  std::shared_ptr<MoveOperation> (*make)();
+};
+
+template <class Operation>
+std::shared_ptr<MoveOperation> make_operation() {
+  return std::make_shared<Operation>();
+}
+
+constexpr BuiltinOperation kBuiltinOperations[] = {
+    {&MoveOperation::static_class, nullptr},
+    {&ElementwiseMoveOperation::static_class, &make_operation<ElementwiseMoveOperation>},
+    {&CpuToFileBackedMoveOperation::static_class, &make_operation<CpuToFileBackedMoveOperation>},
+    {&FileBackedToCpuMoveOperation::static_class, &make_operation<FileBackedToCpuMoveOperation>},
+};
+
+}  // namespace
+
 std::span<const ClassDescriptor* const> builtin_move_operation_classes() {
-  static const ClassDescriptor* const classes[] = {
-      &MoveOperation::static_class(),
-      &ElementwiseMoveOperation::static_class(),
-      &CpuToFileBackedMoveOperation::static_class(),
-      &FileBackedToCpuMoveOperation::static_class(),
-  };
+  static const std::vector<const ClassDescriptor*> classes = [] {
+    std::vector<const ClassDescriptor*> out;
+    for (const BuiltinOperation& builtin : kBuiltinOperations) {
+      out.push_back(&builtin.operation_class());
+    }
+    return out;
+  }();
   return classes;
+}
+
+std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation) {
+  for (const BuiltinOperation& builtin : kBuiltinOperations) {
+    if (&builtin.operation_class() == &operation) {
+      return builtin.make != nullptr ? builtin.make() : nullptr;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace strideweave

@@ -71,16 +71,23 @@ class MoveOperation {
   virtual bool runs_on_worker() const { return false; }
 };
 
-// Moves element by element through the carriers' entry points; accepts any
-// pair. The fallback for every pair without a registered operation.
+// Moves the slots the layout reaches through the carriers' storage; accepts
+// any pair. The fallback for every pair without a registered operation.
 class ElementwiseMoveOperation : public MoveOperation {
  public:
   static const ClassDescriptor& static_class();
   const ClassDescriptor& operation_class() const override { return static_class(); }
 
-  // Copies the slots the layout reaches, run by run (span walker), from one
-  // consistent snapshot of the source; every dtype (element values for the
-  // abstract ones). Holes keep their prior values.
+  // Copies the slots the layout reaches, walked in storage order
+  // (storage_order, then the span walker), holding the source's lock, then the
+  // destination's through its lease (Lease::write_locked): one consistent
+  // snapshot of the source, written in one hold of the destination's lock.
+  // Dtypes with an item size are copied as stored: host memory to host memory
+  // by the strided copy kernel; otherwise one range call per run, read
+  // straight into the destination's host memory, written straight from the
+  // source's, or through a buffer of one run when neither side is host memory.
+  // Abstract dtypes are copied as element values through a snapshot image and
+  // the lease's value writes. Holes keep their prior values.
   void copy(const MoveTransfer& transfer) override;
 };
 
@@ -91,7 +98,8 @@ class CpuToFileBackedMoveOperation : public MoveOperation {
   const ClassDescriptor& operation_class() const override { return static_class(); }
 
   // Writes the complete physical span [offset, offset + cosize) of the CPU
-  // source, holes included, with one pwrite from its buffer.
+  // source, holes included, with one pwrite from its buffer (source lock,
+  // then the destination's through its lease).
   void copy(const MoveTransfer& transfer) override;
   bool runs_on_worker() const override { return true; }
 };
@@ -103,7 +111,8 @@ class FileBackedToCpuMoveOperation : public MoveOperation {
   const ClassDescriptor& operation_class() const override { return static_class(); }
 
   // Reads the complete physical span [offset, offset + cosize) of the file,
-  // holes included, with one pread.
+  // holes included, with one pread straight into the CPU destination's buffer
+  // (source lock, then the destination's through its lease).
   void copy(const MoveTransfer& transfer) override;
   bool runs_on_worker() const override { return true; }
 };
@@ -111,5 +120,10 @@ class FileBackedToCpuMoveOperation : public MoveOperation {
 // The static descriptors of every built-in move-operation class, the root
 // MoveOperation first.
 std::span<const ClassDescriptor* const> builtin_move_operation_classes();
+
+// A new instance of the built-in move-operation class `operation`; nullptr for
+// the root MoveOperation (its copy hook is abstract) and for every class that
+// is not built in. Both functions read one table of the built-ins.
+std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation);
 
 }  // namespace strideweave

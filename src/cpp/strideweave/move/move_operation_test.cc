@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/exec/core_mutex.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"
 
@@ -121,6 +124,117 @@ TEST(MoveOperation, one_pinned_side_leaves_the_other_open) {
                          "CPU, not FileBacked"),
             std::string::npos)
       << message;
+}
+
+TEST(MoveOperation, one_table_names_and_makes_the_builtins) {
+  for (const ClassDescriptor* builtin : builtin_move_operation_classes().subspan(1)) {
+    const std::shared_ptr<MoveOperation> made = make_builtin_move_operation(*builtin);
+    ASSERT_NE(made, nullptr) << builtin->name();
+    EXPECT_EQ(&made->operation_class(), builtin);
+    EXPECT_NE(make_builtin_move_operation(*builtin), made);  // a new instance per call
+  }
+  EXPECT_EQ(make_builtin_move_operation(MoveOperation::static_class()), nullptr);
+  const auto foreign = ClassDescriptor::move_operation(
+      "ElementwiseMoveOperation", &ElementwiseMoveOperation::static_class(), nullptr, nullptr);
+  EXPECT_EQ(make_builtin_move_operation(*foreign), nullptr);
+}
+
+std::vector<Value> ints(std::initializer_list<int64_t> xs) {
+  return std::vector<Value>(xs.begin(), xs.end());
+}
+
+// A transfer of `tensor` into `destination` (at least cosize slots), with
+// both carriers pinned as a move pins them; the leases end with the object.
+struct PinnedTransfer {
+  PinnedTransfer(std::shared_ptr<const Tensor> tensor, std::shared_ptr<Carrier> destination)
+      : source_lease(tensor->subtensor("test").carrier->pin("test move")),
+        destination_lease(destination->pin("test move")) {
+    const Subtensor& source = tensor->subtensor("test");
+    transfer = MoveTransfer{tensor, destination, Tensor::make(destination, source.layout, 0),
+                            source.layout.cosize(), &destination_lease};
+  }
+  Lease source_lease;
+  Lease destination_lease;
+  MoveTransfer transfer;
+};
+
+TEST(MoveOperation, the_elementwise_copy_writes_host_memory_in_place) {
+  // (3,2):(3,1) at offset 1: a transposed view with a hole at slot 2 of the window.
+  auto source =
+      std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  const Layout layout(IntTuple::tuple({3, 2}), IntTuple::tuple({3, 1}));
+  const auto tensor = Tensor::make(source, layout, 1);
+  auto destination =
+      std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({-1, -1, -1, -1, -1, -1, -1, -1}));
+  std::byte* buffer = destination->data();
+  {
+    PinnedTransfer pinned(tensor, destination);
+    ElementwiseMoveOperation().copy(pinned.transfer);
+    EXPECT_EQ(core_locks_held(), 0);  // both carriers' locks released
+    EXPECT_EQ(destination->pinned_by(), "test move");
+    EXPECT_EQ(destination->version(), 0u);  // counted when the pin ends
+    EXPECT_EQ(pinned.transfer.output->values(), tensor->values());
+  }
+  EXPECT_EQ(destination->version(), 1u);
+  EXPECT_EQ(source->version(), 0u);
+  EXPECT_EQ(destination->data(), buffer);
+  // Slots 0, 1, 3, 4, 6, 7 are reached; the holes 2 and 5 keep their prior values.
+  EXPECT_EQ(destination->read_range_values(0, 8), ints({1, 2, -1, 4, 5, -1, 7, 8}));
+}
+
+TEST(MoveOperation, the_file_routes_copy_the_span_straight_to_and_from_the_cpu_buffer) {
+  auto cpu = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({0, 1, 2, 3, 4, 5}));
+  const Layout every_other(IntTuple::tuple({2}), IntTuple::tuple({2}));
+  auto file = std::make_shared<FileBacked>(DType::Int32(), 3);
+  {
+    PinnedTransfer pinned(Tensor::make(cpu, every_other, 2), file);
+    CpuToFileBackedMoveOperation().copy(pinned.transfer);
+    EXPECT_EQ(core_locks_held(), 0);
+  }
+  EXPECT_EQ(file->read_range_values(0, 3), ints({2, 3, 4}));  // the hole too
+  EXPECT_EQ(file->version(), 1u);
+  auto back = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({-1, -1, -1, -1}));
+  std::byte* buffer = back->data();
+  {
+    PinnedTransfer pinned(Tensor::make(file, Layout(IntTuple(2)), 1), back);
+    FileBackedToCpuMoveOperation().copy(pinned.transfer);
+    EXPECT_EQ(core_locks_held(), 0);
+  }
+  EXPECT_EQ(back->read_range_values(0, 4), ints({3, 4, -1, -1}));
+  EXPECT_EQ(back->version(), 1u);
+  EXPECT_EQ(back->data(), buffer);
+  EXPECT_EQ(file->version(), 1u);
+}
+
+TEST(MoveOperation, a_failed_direct_read_leaves_no_lock_held) {
+  auto file = std::make_shared<FileBacked>(DType::Int32(), 4);
+  auto cpu = std::make_shared<CPU>(DType::Int32(), 4);
+  {
+    PinnedTransfer pinned(Tensor::make(file, Layout(IntTuple(4))), cpu);
+    std::filesystem::resize_file(file->path(), 8);  // shortened outside StrideWeave
+    const std::string m =
+        message_of<RuntimeError>([&] { FileBackedToCpuMoveOperation().copy(pinned.transfer); });
+    EXPECT_NE(m.find("shortened outside StrideWeave"), std::string::npos) << m;
+    EXPECT_EQ(core_locks_held(), 0);
+  }
+  EXPECT_EQ(cpu->version(), 1u);  // it may have been written: its slots are unspecified
+  EXPECT_EQ(cpu->pinned_by(), std::nullopt);
+  EXPECT_EQ(file->version(), 0u);
+}
+
+TEST(MoveOperation, abstract_dtypes_move_as_element_values) {
+  auto source = std::make_shared<Generic>(DType::Any(), std::nullopt,
+                                          std::vector<Value>{int64_t{1}, 2.5, true, int64_t{4}});
+  const auto tensor =
+      Tensor::make(source, Layout(IntTuple::tuple({2, 2}), IntTuple::tuple({2, 1})));
+  auto destination = std::make_shared<Generic>(DType::Any(), 4);
+  {
+    PinnedTransfer pinned(tensor, destination);
+    ElementwiseMoveOperation().copy(pinned.transfer);
+    EXPECT_EQ(pinned.transfer.output->values(), tensor->values());
+  }
+  EXPECT_EQ(destination->read_range_values(0, 4), source->read_range_values(0, 4));
+  EXPECT_EQ(destination->version(), 1u);
 }
 
 }  // namespace

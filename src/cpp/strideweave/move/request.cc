@@ -107,19 +107,6 @@ const Subtensor& validate_move_source(const Tensor& tensor) {
   return source;
 }
 
-std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation) {
-  if (&operation == &ElementwiseMoveOperation::static_class()) {
-    return std::make_shared<ElementwiseMoveOperation>();
-  }
-  if (&operation == &CpuToFileBackedMoveOperation::static_class()) {
-    return std::make_shared<CpuToFileBackedMoveOperation>();
-  }
-  if (&operation == &FileBackedToCpuMoveOperation::static_class()) {
-    return std::make_shared<FileBackedToCpuMoveOperation>();
-  }
-  return nullptr;
-}
-
 std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor> tensor,
                                                    std::shared_ptr<Carrier> destination,
                                                    const OperationFactory& make_operation) {

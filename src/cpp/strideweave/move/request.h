@@ -107,9 +107,6 @@ const Subtensor& validate_move_source(const Tensor& tensor);
 // hook calling its base class's copy finds its lease through it).
 const MoveTransfer* current_move_transfer() noexcept;
 
-// An instance of a built-in move operation class; nullptr for any other.
-std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation);
-
 // Test hook (fault injection): the stages of a move, in order. A fault at
 // kValidation .. kSubmission is raised by initiate(); one at kCopy ..
 // kResultValidation becomes the terminal failure.
