@@ -16,15 +16,15 @@ namespace {
 
 std::atomic<uint64_t> next_move_id{1};
 
-thread_local const MoveTransfer* running_transfer = nullptr;
-
 // Throws the fault armed for `stage`, if any (inject_move_fault).
 void fault_point(MoveStage stage);
 
-// The request whose prepared transfer the calling thread is starting, and
-// where a report made meanwhile on this thread waits for start() to return.
+// The request whose prepared transfer the calling thread is starting (a hook
+// calling its base class's copy finds the transfer through it), and where a
+// report made meanwhile on this thread waits for start() to return.
 struct StartingRequest {
   const MoveRequest* request;
+  const MoveTransfer* transfer;
   std::exception_ptr& outcome;
   bool& reported;
 };
@@ -59,20 +59,6 @@ class OperationTransfer final : public PreparedTransfer {
   std::shared_ptr<MoveOperation> operation_;
 };
 
-// Marks the calling thread as running `transfer`'s copy hook.
-class RunningTransfer {
- public:
-  explicit RunningTransfer(const MoveTransfer& transfer) : previous_(running_transfer) {
-    running_transfer = &transfer;
-  }
-  ~RunningTransfer() { running_transfer = previous_; }
-  RunningTransfer(const RunningTransfer&) = delete;
-  RunningTransfer& operator=(const RunningTransfer&) = delete;
-
- private:
-  const MoveTransfer* previous_;
-};
-
 void validate_destination(const Carrier& source, const Carrier& destination, const DType& dtype) {
   if (&destination == &source) {
     throw ValueError("move: the destination " + destination.label() +
@@ -93,7 +79,9 @@ void validate_destination(const Carrier& source, const Carrier& destination, con
 
 }  // namespace
 
-const MoveTransfer* current_move_transfer() noexcept { return running_transfer; }
+const MoveTransfer* current_move_transfer() noexcept {
+  return starting_request == nullptr ? nullptr : starting_request->transfer;
+}
 
 const Subtensor& validate_move_source(const Tensor& tensor) {
   const Subtensor& source = tensor.subtensor("move");
@@ -116,15 +104,11 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   std::shared_ptr<MoveRequest> request(new MoveRequest());
   const MoveRoute route =
       resolve_move_route(source.carrier->carrier_class(), destination->carrier_class());
+  request->route_ = route;
   std::shared_ptr<MoveOperation> operation;
-  if (route.route != nullptr) {
-    request->transfer_name_ = "the provider of route '" + route.route->route_id + "' from " +
-                              route.route->source->name() + " to " +
-                              route.route->destination->name();
-  } else {
+  if (route.route == nullptr) {
     operation = make_operation(*route.operation);
     operation->check_pair(source.carrier->carrier_class(), destination->carrier_class());
-    request->transfer_name_ = "the move operation " + route.operation->name();
   }
 
   const int64_t cosize = source.layout.size() == 0 ? 0 : source.layout.cosize();
@@ -141,7 +125,7 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
     request->prepared_ = route.route->provider->prepare(
         TransferRequest{route.route, tensor, source.carrier, destination, source.offset, cosize});
     if (request->prepared_ == nullptr) {
-      throw TypeError("move: " + request->transfer_name_ + " prepared nothing");
+      throw TypeError("move: " + request->transfer_name() + " prepared nothing");
     }
   } else {
     request->prepared_ = std::make_shared<OperationTransfer>(std::move(operation));
@@ -172,13 +156,11 @@ void MoveRequest::run() noexcept {
   bool reported = false;
   // Outlives start(): a provider that throws without reporting fails the move
   // with its exception, not with the report of a dropped completion.
-  const TransferDone done(
-      std::make_shared<TransferDone::State>(shared_from_this(), transfer_name_));
+  const TransferDone done(std::make_shared<TransferDone::State>(shared_from_this()));
   try {
     fault_point(MoveStage::kCopy);
     const Lease::Admission admitted = destination_lease_->admit();
-    const RunningTransfer running(transfer_);
-    StartingRequest starting{this, outcome, reported};
+    StartingRequest starting{this, &transfer_, outcome, reported};
     const StartingScope scope(starting);
     prepared_->start(transfer_, done);
   } catch (...) {
@@ -230,6 +212,12 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
   completion_.fail(std::move(error));
 }
 
+std::string MoveRequest::transfer_name() const {
+  if (route_.route == nullptr) return "the move operation " + route_.operation->name();
+  return "the provider of route '" + route_.route->route_id + "' from " +
+         route_.route->source->name() + " to " + route_.route->destination->name();
+}
+
 void MoveRequest::validate_result() const {
   const Carrier& destination = *transfer_.destination;
   if (destination.is_released() || destination.slots() < transfer_.element_count) {
@@ -243,15 +231,14 @@ void MoveRequest::validate_result() const {
 
 class TransferDone::State {
  public:
-  State(std::shared_ptr<MoveRequest> request, std::string route)
-      : request_(std::move(request)), route_(std::move(route)) {}
+  explicit State(std::shared_ptr<MoveRequest> request) : request_(std::move(request)) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
   ~State() {
     if (std::shared_ptr<MoveRequest> request = take()) {
       request->report(std::make_exception_ptr(
-          RuntimeError("move: " + route_ + " dropped the transfer of " + request->name() +
-                       " without reporting its outcome")));
+          RuntimeError("move: " + request->transfer_name() + " dropped the transfer of " +
+                       request->name() + " without reporting its outcome")));
     }
   }
 
@@ -267,7 +254,6 @@ class TransferDone::State {
 
   std::mutex mu_;
   std::shared_ptr<MoveRequest> request_;  // until the first report
-  std::string route_;
 };
 
 void TransferDone::operator()(std::exception_ptr error) const { state_->report(std::move(error)); }

@@ -85,11 +85,13 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   // thread inside start(), else the terminal commit at once.
   void report(std::exception_ptr error) noexcept;
   void commit(std::exception_ptr error) noexcept;
+  // "the provider of route ...", "the move operation ...": for messages only.
+  std::string transfer_name() const;
   // Throws RuntimeError unless the destination is live and holds the result's slots.
   void validate_result() const;
 
   std::string name_;
-  std::string transfer_name_;  // "the provider of route ...", "the move operation ..."
+  MoveRoute route_;  // what runs the transfer
   std::shared_ptr<PreparedTransfer> prepared_;
   MoveTransfer transfer_;
   std::optional<Lease> source_lease_;
