@@ -8,6 +8,7 @@
 
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/legacy_registry.h"
+#include "strideweave/profiling/profiler.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -98,6 +99,7 @@ const Subtensor& validate_move_source(const Tensor& tensor) {
 std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor> tensor,
                                                    std::shared_ptr<Carrier> destination,
                                                    const OperationFactory& make_operation) {
+  profiling::MoveProfile profile = profiling::MoveProfile::begin();
   const Subtensor& source = validate_move_source(*tensor);
   validate_destination(*source.carrier, *destination, tensor->dtype());
 
@@ -143,6 +145,10 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
       MoveTransfer{tensor, destination, Tensor::make(destination, source.layout, 0), cosize,
                    &*request->destination_lease_};
   fault_point(MoveStage::kSubmission);
+  request->profile_ = std::move(profile);
+  request->profile_.submitted(
+      route.route != nullptr ? route.route->route_id : route.operation->name(), request->name_,
+      *tensor, *destination);
   if (request->prepared_->runs_on_worker()) {
     process_pool().submit([request] { request->run(); });
   } else {
@@ -200,6 +206,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
       destination_lease_->end();
       source_lease_->release();
       prepared_.reset();
+      profile_.completed();
       completion_.succeed(transfer_.output);
       return;
     } catch (...) {
@@ -209,6 +216,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
   destination_lease_->end();
   source_lease_->end();
   prepared_.reset();
+  profile_.completed();
   completion_.fail(std::move(error));
 }
 

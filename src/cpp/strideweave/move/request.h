@@ -57,6 +57,7 @@
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"
+#include "strideweave/profiling/profiler.h"
 #include "strideweave/tensor/tensor.h"
 
 namespace strideweave {
@@ -97,6 +98,10 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   std::optional<Lease> source_lease_;
   std::optional<Lease> destination_lease_;
   std::atomic<bool> committed_{false};
+  // Its submission and completion events (operation profiling): submitted
+  // just before the transfer is submitted, completed at the terminal commit
+  // before the outcome is recorded.
+  profiling::MoveProfile profile_;
   Completion<Result> completion_;
 };
 
