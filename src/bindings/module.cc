@@ -11,6 +11,7 @@
 #include "layout.h"
 #include "move.h"
 #include "move_request.h"
+#include "profiling.h"
 #include "tensor.h"
 #include "testing.h"
 
@@ -24,6 +25,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_definitions(m);
   strideweave::bindings::bind_move_request(m);
   strideweave::bindings::bind_tensor(m);
+  strideweave::bindings::bind_profiling(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);
   strideweave::bindings::register_exit_hook();

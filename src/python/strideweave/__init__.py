@@ -2,8 +2,9 @@
 
 The public names are re-exported here; each lives in the module that matches
 its capability: ``strideweave.layout`` (core-layout), ``strideweave.dtypes``
-and ``strideweave.tensors`` (core-tensor-representation) and
-``strideweave.carriers`` (carrier-storage).
+and ``strideweave.tensors`` (core-tensor-representation),
+``strideweave.carriers`` (carrier-storage) and ``strideweave.profiling``
+(operation-profiling).
 """
 
 from strideweave.carriers import (
@@ -38,6 +39,7 @@ from strideweave.layout import (
     tiled_divide,
     zipped_divide,
 )
+from strideweave.profiling import KeyAverage, KeyAverages, Profile, ProfileEvent, profile
 from strideweave.tensors import Tensor, arange, full, tensor, zeros
 
 __version__ = "0.1.0"
@@ -62,8 +64,12 @@ __all__ = [
     "Floating",
     "Generic",
     "Int32",
+    "KeyAverage",
+    "KeyAverages",
     "Layout",
     "MoveOperation",
+    "Profile",
+    "ProfileEvent",
     "Tensor",
     "TransferProvider",
     "TransferRequest",
@@ -82,6 +88,7 @@ __all__ = [
     "logical_product",
     "move",
     "move_async",
+    "profile",
     "right_inverse",
     "tensor",
     "tiled_divide",
