@@ -25,6 +25,8 @@ def test_profile_returns_a_new_profile_each_time():
     assert sw.profile is strideweave.profiling.profile
     assert sw.Profile is strideweave.profiling.Profile
     assert sw.ProfileEvent is strideweave.profiling.ProfileEvent
+    for name in ("profile", "Profile", "ProfileEvent", "KeyAverage", "KeyAverages"):
+        assert name in sw.__all__ and name in strideweave.profiling.__all__
     with first as entered:
         assert entered is first
 
