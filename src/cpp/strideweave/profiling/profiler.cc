@@ -1,6 +1,5 @@
 #include "strideweave/profiling/profiler.h"
 
-#include <algorithm>
 #include <mutex>
 #include <utility>
 
@@ -26,7 +25,12 @@ Registry& registry() {
 
 std::atomic<uint64_t> correlation_ids{1};
 
-Sessions active_sessions() {
+// A new correlation id, unique in the process.
+uint64_t next_correlation_id() noexcept {
+  return correlation_ids.fetch_add(1, std::memory_order_relaxed);
+}
+
+Sessions snapshot_sessions() {
   Registry& r = registry();
   std::lock_guard lock(r.mu);
   return r.active;
@@ -39,6 +43,8 @@ void deliver(const Sessions& sessions, Event event) {
   if (n != 0) (*sessions)[n - 1]->record(std::move(event));
 }
 
+// Appends the input's carrier class (one per plane of a multi-subtensor
+// Tensor) and shape; the first input sets the dtype.
 void describe_input(const Tensor& tensor, Event& event) {
   if (tensor.is_multi_subtensor()) {
     for (const std::shared_ptr<Tensor>& plane : tensor.planes()) {
@@ -55,15 +61,11 @@ void describe_input(const Tensor& tensor, Event& event) {
 // Stamps an operation event's thread, correlation id and start time.
 void stamp(Event& event) {
   event.thread_id = thread_id();
-  event.correlation_id = correlation_ids.fetch_add(1, std::memory_order_relaxed);
+  event.correlation_id = next_correlation_id();
   event.start_ns = now_ns();
 }
 
 }  // namespace
-
-uint64_t next_correlation_id() noexcept {
-  return correlation_ids.fetch_add(1, std::memory_order_relaxed);
-}
 
 // Session ---------------------------------------------------------------------------
 
@@ -120,7 +122,7 @@ struct OperationScope::Pending {
 };
 
 Event* OperationScope::open(std::string_view name) {
-  Sessions sessions = active_sessions();
+  Sessions sessions = snapshot_sessions();
   if (sessions == nullptr) return nullptr;
   auto pending = std::make_unique<Pending>();
   pending->sessions = std::move(sessions);
@@ -173,7 +175,7 @@ MoveProfile MoveProfile::begin() {
   MoveProfile profile;
   if (!active()) [[likely]]
     return profile;
-  Sessions sessions = active_sessions();
+  Sessions sessions = snapshot_sessions();
   if (sessions == nullptr) return profile;
   profile.state_ = std::make_unique<State>();
   profile.state_->sessions = std::move(sessions);

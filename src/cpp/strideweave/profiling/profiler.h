@@ -64,9 +64,6 @@ class Session {
 // The sessions active at one moment.
 using Sessions = std::shared_ptr<const std::vector<std::shared_ptr<Session>>>;
 
-// A new correlation id, unique in the process.
-uint64_t next_correlation_id() noexcept;
-
 // Records one operation event spanning the scope's lifetime: its name, the
 // inputs' carrier classes, shapes and the first input's dtype, host start and
 // end, the thread and a new correlation id. With no active session the
