@@ -3,10 +3,12 @@
 The public names are re-exported here; each lives in the module that matches
 its capability: ``strideweave.layout`` (core-layout), ``strideweave.dtypes``
 and ``strideweave.tensors`` (core-tensor-representation),
-``strideweave.carriers`` (carrier-storage) and ``strideweave.profiling``
+``strideweave.carriers`` (carrier-storage), ``strideweave.ops`` and
+``strideweave.autograd`` (autograd), and ``strideweave.profiling``
 (operation-profiling).
 """
 
+from strideweave.autograd import AccumulateGrad, Node, enable_grad, is_grad_enabled, no_grad
 from strideweave.carriers import (
     CPU,
     Carrier,
@@ -39,6 +41,7 @@ from strideweave.layout import (
     tiled_divide,
     zipped_divide,
 )
+from strideweave.ops import add, mul, neg, sub, sum
 from strideweave.profiling import KeyAverage, KeyAverages, Profile, ProfileEvent, profile
 from strideweave.tensors import Tensor, arange, full, tensor, zeros
 
@@ -48,6 +51,7 @@ __version__ = "0.1.0"
 # exports: the union of the capability modules' lists (tox -e wheel checks that).
 __all__ = [
     "CPU",
+    "AccumulateGrad",
     "Any",
     "AwaitMove",
     "AwaitResult",
@@ -68,6 +72,7 @@ __all__ = [
     "KeyAverages",
     "Layout",
     "MoveOperation",
+    "Node",
     "Profile",
     "ProfileEvent",
     "Tensor",
@@ -75,6 +80,7 @@ __all__ = [
     "TransferRequest",
     "TransferRoute",
     "VersionToken",
+    "add",
     "arange",
     "coalesce",
     "compact_col_major",
@@ -82,14 +88,21 @@ __all__ = [
     "composition",
     "compound",
     "define_carrier",
+    "enable_grad",
     "full",
     "idx2crd",
+    "is_grad_enabled",
     "logical_divide",
     "logical_product",
     "move",
     "move_async",
+    "mul",
+    "neg",
+    "no_grad",
     "profile",
     "right_inverse",
+    "sub",
+    "sum",
     "tensor",
     "tiled_divide",
     "zeros",

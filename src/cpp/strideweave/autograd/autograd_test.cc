@@ -108,7 +108,8 @@ TEST(autograd__backward_accumulates_gradients_into_leaves, requirement) {
   EXPECT_EQ(doubles(*first), (std::vector<double>{5, 6, 7}));
 }
 
-TEST(autograd__backward_accumulates_gradients_into_leaves, long_chain_without_recursion) {
+TEST(autograd__backward_accumulates_gradients_into_leaves,
+     requirement__long_chain_without_recursion) {
   auto x = leaf({1});
   std::shared_ptr<const Tensor> y = x;
   for (int i = 0; i < 100000; ++i) y = ops::mul(ops::add(y, 1.0), 1.0);
