@@ -6,7 +6,8 @@ One run measures:
 |--------------------------|----------------------------------|--------------------------|
 | scope, profiling off (1) | C++ loop opening OperationScope  | the same loop without it |
 | scope, profiling on (1)  | the scoped loop inside a profile | the same loop without it |
-| 8-element move, profiled (2) | ``sw.move`` inside a profile | ``sw.move`` outside one  |
+| 8-element add, profiled (2)  | ``a + b`` inside a profile   | ``a + b`` outside one    |
+| 8-element move, profiled (3) | ``sw.move`` inside a profile | ``sw.move`` outside one  |
 
 No row has a target: the figures are reported as measured.
 
@@ -14,10 +15,11 @@ No row has a target: the figures are reported as measured.
 an ``OperationScope`` over two 8-element CPU Tensors (the hook every operation runs), or
 only stores to a volatile sink. With profiling off the scope is one relaxed atomic load
 and a predictable branch; the run prints that overhead in nanoseconds per operation and
-as a share of an 8-element move. With profiling on it records one event per iteration.
-(2) CPU to CPU, 8 Float32 elements; a profiled move records its submission and
-completion events. Each run enters a fresh profile, so the events of earlier runs do not
-accumulate.
+as a share of an unprofiled 8-element add. With profiling on it records one event per
+iteration. (2) Two 8-element Float32 CPU tensors; a profiled add records one operation
+event. (3) CPU to CPU, 8 Float32 elements; a profiled move records its submission and
+completion events. Each profiled run enters a fresh profile, so the events of earlier
+runs do not accumulate.
 
 Timing and ratios follow benchlib (ratio = StrideWeave / anchor, medians); nothing here
 asserts a time.
@@ -30,7 +32,16 @@ from __future__ import annotations
 import statistics
 import sys
 
-from benchlib import Consuming, consuming_row, parse_options, ratio_table, with_target, write_result
+from benchlib import (
+    Consuming,
+    calls_for,
+    consuming_row,
+    parse_options,
+    ratio_table,
+    timed_row,
+    with_target,
+    write_result,
+)
 
 import strideweave as sw
 from strideweave._core import _testing
@@ -63,16 +74,41 @@ def _move(pair) -> object:
 
 
 class _Profiled:
-    """A profile entered around each timed run, so its events do not pile up."""
+    """A profile entered afresh before each timed run, so its events do not pile up."""
 
     def __init__(self) -> None:
         self.profile: sw.Profile | None = None
 
-    def prepare(self, n: int) -> list:
+    def renew(self) -> None:
+        self.stop()
+        self.profile = sw.profile().__enter__()
+
+    def stop(self) -> None:
         if self.profile is not None:
             self.profile.__exit__(None, None, None)
-        self.profile = sw.profile().__enter__()
+            self.profile = None
+
+    def prepare(self, n: int) -> list:
+        self.renew()
         return _moves(n)
+
+
+def _add_row(repeat: int) -> dict:
+    a = sw.Tensor(sw.CPU(sw.Float32, 8), sw.Layout(8))
+    b = sw.Tensor(sw.CPU(sw.Float32, 8), sw.Layout(8))
+    number = calls_for(lambda: a + b)
+    profiled = _Profiled()
+    calls = [0]
+
+    def profiled_add() -> object:
+        if calls[0] % number == 0:  # a fresh profile per timed run
+            profiled.renew()
+        calls[0] += 1
+        return a + b
+
+    row = timed_row(profiled_add, lambda: a + b, repeat, number, case="8-element add, profiled")
+    profiled.stop()
+    return with_target(row, None)
 
 
 def measure(repeat: int) -> list[dict]:
@@ -80,12 +116,12 @@ def measure(repeat: int) -> list[dict]:
         _scope_row("scope, profiling off", repeat, profiled=False),
         _scope_row("scope, profiling on", repeat, profiled=True),
     ]
+    rows.append(_add_row(repeat))
     profiled = _Profiled()
     ours: Consuming = (profiled.prepare, _move)
     anchor: Consuming = (_moves, _move)
     row = consuming_row(ours, anchor, repeat, 2000, case="8-element move, profiled")
-    if profiled.profile is not None:
-        profiled.profile.__exit__(None, None, None)
+    profiled.stop()
     rows.append(with_target(row, None))
     return rows
 
@@ -94,12 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_options(__doc__, "profiling", repeat=7, argv=argv)
     rows = measure(args.repeat)
     print(ratio_table(rows, ["case", "target", "met"]))
-    off, on, move = rows
+    off, on, add, _ = rows
     overhead_ns = (off["strideweave_us"] - off["anchor_us"]) * 1e3
-    move_ns = move["anchor_us"] * 1e3
+    add_ns = add["anchor_us"] * 1e3
     print(
         f"profiling off: {overhead_ns:.2f} ns per operation "
-        f"({100 * overhead_ns / move_ns:.3f}% of an unprofiled 8-element move, {move_ns:.0f} ns)"
+        f"({100 * overhead_ns / add_ns:.3f}% of an unprofiled 8-element add, {add_ns:.0f} ns)"
     )
     print(f"profiling on: {(on['strideweave_us'] - on['anchor_us']) * 1e3:.0f} ns per event")
     write_result(args.json, "profiling", rows, repeat=args.repeat, scopes=SCOPES)
