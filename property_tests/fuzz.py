@@ -52,11 +52,19 @@ NEEDS_NO_TARGET = {
     "carriers": "a module re-exported by the package; its names are the package's",
     "dtypes": "a module re-exported by the package; its names are the package's",
     "layout": "a module re-exported by the package; its names are the package's",
+    "profiling": "a module re-exported by the package; its names are the package's",
     "tensors": "a module re-exported by the package; its names are the package's",
 }
 
 # Class attributes that are not entry points: Python's bookkeeping and pybind11's.
-CLASS_BOOKKEEPING = {"__doc__", "__module__", "__dict__", "__weakref__", "_pybind11_conduit_v1_"}
+CLASS_BOOKKEEPING = {
+    "__doc__",
+    "__module__",
+    "__dict__",
+    "__weakref__",
+    "_pybind11_conduit_v1_",
+    "__orig_bases__",
+}
 # Class attributes of the move operation classes that are data, each with its reason.
 CLASS_DATA = {
     "source_class": "a move operation class's pin: a carrier class or None",
@@ -361,6 +369,26 @@ def _captured_request(n: int) -> sw.TransferRequest:
 
 TRANSFER_REQUESTS = st.builds(_captured_request, st.integers(0, 4))
 
+
+def _profiled(moves: int) -> sw.Profile:
+    """A profile that was entered and exited around ``moves`` moves (CPU to FileBacked)."""
+    with sw.profile() as prof:
+        for _ in range(moves):
+            sw.move(sw.Tensor(sw.CPU(sw.Float32, 3), sw.Layout(3)), sw.FileBacked(sw.Float32))
+    return prof
+
+
+# Profiles: fresh ones (entering one leaves a session active in the fuzz child, which only
+# records more events) and exited ones holding events.
+PROFILES = st.one_of(st.builds(sw.profile), st.builds(_profiled, st.integers(0, 2)))
+PROFILE_EVENTS = st.builds(_profiled, st.integers(1, 2)).flatmap(
+    lambda prof: st.sampled_from(prof.events)
+)
+KEY_AVERAGES = PROFILES.map(lambda prof: prof.key_averages())
+KEY_AVERAGE_ROWS = st.builds(_profiled, st.integers(1, 2)).flatmap(
+    lambda prof: st.sampled_from(prof.key_averages())
+)
+
 HANDLES = st.one_of(
     st.builds(_move_handle, S.tensors(carrier_classes=S.STORING_CARRIERS), S.STORING_CARRIERS),
     st.builds(_failed_handle, st.integers(0, 4)),
@@ -574,6 +602,26 @@ ENTRY_POINTS: dict[str, Target] = {
     "MoveNode.apply": Target(
         (T, V, R, N), args(st.one_of(TENSORS, ANY)), MOVE_NODES, ("cotangent",)
     ),
+    # operation-profiling: entering a Profile twice is RuntimeError; the Chrome trace is
+    # written wherever its path points (confined to the scratch directory: a directory or
+    # an unwritable name is OSError, a non-path TypeError).
+    "profile": Target((T,)),
+    "Profile.__init__": Target((T,)),
+    "Profile.__enter__": Target((T, R), receivers=PROFILES, foreign_receivers=False),
+    "Profile.__exit__": Target((T,), args(ANY, ANY, ANY), PROFILES, foreign_receivers=False),
+    "Profile.export_chrome_trace": Target(
+        (T, V, OS),
+        args(FILE_PATHS),
+        PROFILES,
+        ("path",),
+        foreign_receivers=False,
+        arbitrary_arguments=False,
+    ),
+    "Profile.key_averages": Target((T,), receivers=PROFILES, foreign_receivers=False),
+    "KeyAverages.table": Target((T,), receivers=KEY_AVERAGES, foreign_receivers=False),
+    "ProfileEvent.__init__": Target((T,)),
+    "ProfileEvent.__repr__": Target((T,), receivers=PROFILE_EVENTS),
+    "KeyAverage.__init__": Target((T,)),
     # core-tensor-representation
     # A released carrier is RuntimeError (core-tensor-representation).
     "Tensor.__init__": Target(
@@ -638,6 +686,9 @@ PROPERTY_READERS = {
     "CarrierDefinition": DEFINITIONS,
     "TransferRoute": TRANSFER_ROUTES,
     "TransferRequest": TRANSFER_REQUESTS,
+    "Profile": PROFILES,
+    "ProfileEvent": PROFILE_EVENTS,
+    "KeyAverage": KEY_AVERAGE_ROWS,
 }
 
 

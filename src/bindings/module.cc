@@ -13,6 +13,7 @@
 #include "move.h"
 #include "move_request.h"
 #include "ops.h"
+#include "profiling.h"
 #include "tensor.h"
 #include "testing.h"
 
@@ -29,6 +30,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_ops(m);
   strideweave::bindings::bind_autograd(m);
   strideweave::bindings::bind_move_node(m);
+  strideweave::bindings::bind_profiling(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);
   strideweave::bindings::register_exit_hook();

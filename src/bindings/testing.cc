@@ -14,6 +14,7 @@
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
+#include "strideweave/profiling/profiler.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -79,6 +80,25 @@ MoveStage stage_named(const std::string& name) {
     if (name == move_stage_name(static_cast<MoveStage>(s))) return static_cast<MoveStage>(s);
   }
   throw ValueError("inject_move_fault: no move stage is named '" + name + "'");
+}
+
+// Nanoseconds per iteration of a loop of `count` iterations, each opening and
+// closing an OperationScope over `tensor` twice when `scoped`, or only
+// storing the iteration to a volatile sink (the loop's own cost) otherwise.
+double time_operation_scopes(const std::shared_ptr<Tensor>& tensor, int64_t count, bool scoped) {
+  volatile int64_t sink = 0;
+  const Tensor* inputs[] = {tensor.get(), tensor.get()};
+  const auto start = std::chrono::steady_clock::now();
+  if (scoped) {
+    for (int64_t i = 0; i < count; ++i) {
+      const profiling::OperationScope scope("bench", inputs);
+      sink = i;
+    }
+  } else {
+    for (int64_t i = 0; i < count; ++i) sink = i;
+  }
+  const std::chrono::duration<double, std::nano> elapsed = std::chrono::steady_clock::now() - start;
+  return elapsed.count() / static_cast<double>(count);
 }
 
 }  // namespace
@@ -156,6 +176,10 @@ void bind_testing(py::module_& m) {
       py::arg("stage"), py::arg("exception"),
       "Arms a fault: the next move to reach `stage` (one of move_stages) raises `exception` "
       "there, once.");
+  t.def("time_operation_scopes", &time_operation_scopes, py::arg("tensor"), py::arg("count"),
+        py::arg("scoped"),
+        "Nanoseconds per iteration of a C++ loop opening an OperationScope over (tensor, "
+        "tensor) when scoped, or of the same loop without it (bench/profiling.py).");
   t.def("clear_move_faults", &clear_move_faults,
         "Disarms every stage; returns how many armed faults never fired.");
 }

@@ -4,7 +4,8 @@ The public names are re-exported here; each lives in the module that matches
 its capability: ``strideweave.layout`` (core-layout), ``strideweave.dtypes``
 and ``strideweave.tensors`` (core-tensor-representation),
 ``strideweave.carriers`` (carrier-storage), ``strideweave.ops`` and
-``strideweave.autograd`` (autograd).
+``strideweave.autograd`` (autograd), and ``strideweave.profiling``
+(operation-profiling).
 """
 
 from strideweave.autograd import (
@@ -48,6 +49,7 @@ from strideweave.layout import (
     zipped_divide,
 )
 from strideweave.ops import add, mul, neg, sub, sum
+from strideweave.profiling import KeyAverage, KeyAverages, Profile, ProfileEvent, profile
 from strideweave.tensors import Tensor, arange, full, tensor, zeros
 
 __version__ = "0.1.0"
@@ -73,10 +75,14 @@ __all__ = [
     "Floating",
     "Generic",
     "Int32",
+    "KeyAverage",
+    "KeyAverages",
     "Layout",
     "MoveNode",
     "MoveOperation",
     "Node",
+    "Profile",
+    "ProfileEvent",
     "Tensor",
     "TransferProvider",
     "TransferRequest",
@@ -101,6 +107,7 @@ __all__ = [
     "mul",
     "neg",
     "no_grad",
+    "profile",
     "right_inverse",
     "sub",
     "sum",

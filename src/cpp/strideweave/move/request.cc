@@ -10,6 +10,7 @@
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/move_node.h"
+#include "strideweave/profiling/profiler.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -101,6 +102,7 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
                                                    std::shared_ptr<Carrier> destination,
                                                    const OperationFactory& make_operation,
                                                    const MoveRoute* route_given) {
+  profiling::MoveProfile profile = profiling::MoveProfile::begin();
   const Subtensor& source = validate_move_source(*tensor);
   validate_destination(*source.carrier, *destination, tensor->dtype());
 
@@ -154,6 +156,10 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
       MoveTransfer{tensor, destination, Tensor::make(destination, source.layout, 0), cosize,
                    &*request->destination_lease_};
   fault_point(MoveStage::kSubmission);
+  request->profile_ = std::move(profile);
+  request->profile_.submitted(
+      route.route != nullptr ? route.route->route_id : route.operation->name(), request->name_,
+      *tensor, *destination);
   if (request->prepared_->runs_on_worker()) {
     process_pool().submit([request] { request->run(); });
   } else {
@@ -213,6 +219,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
       source_lease_->release();
       prepared_.reset();
       if (node_ != nullptr) transfer_.output->set_grad_fn(std::move(node_));
+      profile_.completed();
       completion_.succeed(transfer_.output);
       return;
     } catch (...) {
@@ -222,6 +229,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
   destination_lease_->end();
   source_lease_->end();
   prepared_.reset();
+  profile_.completed();
   completion_.fail(std::move(error));
 }
 

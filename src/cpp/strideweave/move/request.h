@@ -63,6 +63,7 @@
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"
+#include "strideweave/profiling/profiler.h"
 #include "strideweave/tensor/tensor.h"
 
 namespace strideweave {
@@ -106,6 +107,10 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   std::optional<Lease> destination_lease_;
   std::shared_ptr<autograd::Node> node_;  // attached to the output at a successful commit
   std::atomic<bool> committed_{false};
+  // Its submission and completion events (operation profiling): submitted
+  // just before the transfer is submitted, completed at the terminal commit
+  // before the outcome is recorded.
+  profiling::MoveProfile profile_;
   Completion<Result> completion_;
 };
 

@@ -3,12 +3,14 @@
 #include <utility>
 
 #include "strideweave/autograd/grad_mode.h"
+#include "strideweave/profiling/profiler.h"
 
 namespace strideweave::ops {
 
 Operation::~Operation() = default;
 
 std::shared_ptr<Tensor> apply(const TensorOperation& op, Inputs inputs) {
+  const profiling::OperationScope profiled(op, inputs);
   std::shared_ptr<Tensor> result = op.forward(inputs);
   if (!autograd::is_grad_enabled()) return result;
   bool any = false;
