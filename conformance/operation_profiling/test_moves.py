@@ -239,3 +239,21 @@ def test_moves_from_many_threads_each_get_one_correlated_pair():
         assert submission.thread_id in native_ids
     assert {g[0].thread_id for g in groups.values()} == set(native_ids)
     assert len({g[0].request for g in groups.values()}) == len(groups)
+
+
+@pytest.mark.spec(f"{MOVE}#5", f"{MOVE}#1")
+def test_a_backward_reverse_move_is_a_move_like_any_other():
+    x = cpu_tensor()
+    x.requires_grad = True
+    y = sw.move(x, sw.FileBacked(sw.Float32))
+    with sw.profile() as prof:
+        (y * y).sum().backward()
+    moves = [e for e in prof.events if e.category == "move"]
+    # The move node's reverse move, FileBacked -> CPU, through the captured built-in route.
+    submission, completion = assert_one_move(
+        moves, "FileBackedToCpuMoveOperation", ("FileBacked", "CPU"), 6
+    )
+    assert submission.thread_id == threading.get_native_id()
+    operations = [e.name for e in of_kind(prof.events, "operation")]
+    assert "move" not in operations and "FileBackedToCpuMoveOperation" not in operations
+    assert x.grad.tolist() == [2.0 * v for v in range(6)]
