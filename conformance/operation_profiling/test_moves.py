@@ -248,12 +248,14 @@ def test_a_backward_reverse_move_is_a_move_like_any_other():
     y = sw.move(x, sw.FileBacked(sw.Float32))
     with sw.profile() as prof:
         (y * y).sum().backward()
+        returned = time.monotonic_ns()
     moves = [e for e in prof.events if e.category == "move"]
     # The move node's reverse move, FileBacked -> CPU, through the captured built-in route.
     submission, completion = assert_one_move(
         moves, "FileBackedToCpuMoveOperation", ("FileBacked", "CPU"), 6
     )
     assert submission.thread_id == threading.get_native_id()
+    assert completion.end_ns <= returned  # backward waited for the reverse move
     operations = [e.name for e in of_kind(prof.events, "operation")]
     assert "move" not in operations and "FileBackedToCpuMoveOperation" not in operations
     assert x.grad.tolist() == [2.0 * v for v in range(6)]
