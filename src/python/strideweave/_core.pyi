@@ -386,6 +386,7 @@ class MoveNode(Node):
     @property
     def route(self) -> str: ...
     def apply(self, cotangent: Tensor) -> tuple[Tensor, ...]: ...
+
 # -- operation-profiling -------------------------------------------------------------
 
 class ProfileEvent:
