@@ -214,9 +214,13 @@ def draw_broadcast(data: st.DataObject, graph: Graph, x: int) -> int:
     budget = BROADCAST_SIZE // max(size, 1)
 
     def widened() -> S.IntTuple:
+        """A new mode within the budget: an extent, or a nested pair of extents."""
         nonlocal budget
-        mode = data.draw(S.shapes(S.POSITIVE_EXTENTS, max_size=max(budget, 1)), label="mode")
-        budget //= max(S.shape_size(mode), 1)
+        first = data.draw(st.integers(1, min(4, budget)), label="extent")
+        mode: S.IntTuple = first
+        if budget // first > 1 and data.draw(st.booleans(), label="nested mode"):
+            mode = (first, data.draw(st.integers(1, min(3, budget // first)), label="extent"))
+        budget //= S.shape_size(mode)
         return mode
 
     if isinstance(shape, int):
