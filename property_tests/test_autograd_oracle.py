@@ -1,13 +1,14 @@
 """Gradients against PyTorch autograd as the oracle (spec/autograd).
 
 Hypothesis builds small random graphs (one to six operations) of add, sub, mul, neg,
-sum (over every mode and over given top-level modes), broadcast_to and Python-scalar
-operands (both orders), over Float32 leaves of any layout (nested, holes, stride zero,
-offsets, extents 0 and 1) on CPU, Generic and FileBacked carriers, some requiring
-grad and some not; with ``MOVES_IN_GRAPH``, moves between those carriers too. It runs
-the graph and its backward in StrideWeave (an optional cotangent, once or twice with
-``retain_graph``), replays the same graph in PyTorch (CPU), and compares every node's
-forward values and shape and every leaf's gradient (None where PyTorch's is None).
+sum (over every mode and over given top-level modes), broadcast_to, indexing
+(``t[...]``) and Python-scalar operands (both orders), over Float32 leaves of any
+layout (nested, holes, stride zero, offsets, extents 0 and 1) on CPU, Generic and
+FileBacked carriers, some requiring grad and some not; with ``MOVES_IN_GRAPH``, moves
+between those carriers too. It runs the graph and its backward in StrideWeave (an
+optional cotangent, once or twice with ``retain_graph``), replays the same graph in
+PyTorch (CPU), and compares every node's forward values and shape and every leaf's
+gradient (None where PyTorch's is None).
 
 The replay. A StrideWeave tensor whose shape has the top-level modes m_0 .. m_{k-1} is,
 for PyTorch, a tensor of dims (size(m_0), .., size(m_{k-1})) (one dim for an integral
@@ -15,11 +16,12 @@ shape, none for ``()``) holding the logical values in flat colexicographic order
 element [c_0, .., c_{k-1}] is flat index c_0 + size(m_0) * (c_1 + size(m_1) * ..). A
 mode's inner tree only orders the elements inside its dim (colexicographically again),
 and none of these operations looks inside a top-level mode: elementwise operations
-need equal shapes, sum removes whole top-level modes and broadcast_to widens whole
-extent-1 modes and appends modes. A PyTorch leaf holds the values with its dims
-reversed (row-major, so the first mode varies fastest) and enters the graph permuted;
-its ``.grad`` flattened is the gradient in flat colexicographic order. A move is the
-identity.
+need equal shapes, sum removes whole top-level modes, broadcast_to widens whole
+extent-1 modes and appends modes, and an index fixes or slices whole top-level modes
+(an integer for a tuple mode is its colexicographic position: its PyTorch index). A
+PyTorch leaf holds the values with its dims reversed (row-major, so the first mode
+varies fastest) and enters the graph permuted; its ``.grad`` flattened is the gradient
+in flat colexicographic order. A move is the identity.
 
 The tolerance. Leaf values are exact multiples of 1/4 near zero (strategies'
 ``small_float_values``), so most results are exact in single precision; where rounding
@@ -87,11 +89,12 @@ class Scalar:
 class Node:
     """One node of a generated graph and what StrideWeave produced for it.
 
-    ``op``: "leaf", "neg", "add", "sub", "mul", "sum", "broadcast_to" or "move".
+    ``op``: "leaf", "neg", "add", "sub", "mul", "sum", "broadcast_to", "index" or "move".
     ``inputs``: node indices, and a Scalar in a binary operation's scalar operand.
     ``arg``: whether a leaf requires grad, the modes of a sum (None: every mode), the
-    target shape of broadcast_to, the destination class of a move. ``values``: the node's logical values in flat
-    colexicographic order, read as soon as StrideWeave produced them.
+    target shape of broadcast_to, the items of an index, the destination class of a
+    move. ``values``: the node's logical values in flat colexicographic order, read as
+    soon as StrideWeave produced them.
     """
 
     op: str
@@ -245,11 +248,42 @@ def draw_broadcast(data: st.DataObject, graph: Graph, x: int) -> int:
     return add_result(graph, "broadcast_to", (x,), target, result)
 
 
+@st.composite
+def index_items(draw: st.DrawFn, shape: S.IntTuple) -> tuple:
+    """An index of ``shape``'s leading top-level modes: integers (negative ones too) and,
+    for integral modes, slices with a positive step (only ':' for a tuple mode)."""
+    modes = [shape] if isinstance(shape, int) else list(shape)
+    items: list[int | slice] = []
+    for mode in modes[: draw(st.integers(0, len(modes)))]:
+        extent = S.shape_size(mode)
+        if extent and draw(st.booleans()):
+            items.append(draw(st.integers(-extent, extent - 1)))
+        elif isinstance(mode, int):
+            bounds = st.none() | st.integers(-extent - 1, extent + 1)
+            items.append(slice(draw(bounds), draw(bounds), draw(st.none() | st.integers(1, 3))))
+        else:
+            items.append(slice(None))
+    return tuple(items)
+
+
+def draw_index(data: st.DataObject, graph: Graph, x: int) -> int:
+    xt = graph.nodes[x].tensor
+    items = data.draw(index_items(xt.shape), label="index")
+    result = xt[items]
+    assert result.carrier is xt.carrier
+    return add_result(graph, "index", (x,), items, result)
+
+
+# Operations whose nodes save no input values: a carrier viewed only through them may be
+# released (moved) before backward.
+VIEWS = ("broadcast_to", "index")
+
+
 def movable(graph: Graph, x: int) -> bool:
     """Whether moving node ``x`` (which releases its carrier) leaves the graph sound.
 
     ``x`` is not an operand yet, and every other live node viewing its carrier (the
-    tensors ``x`` was broadcast from) feeds only broadcasts, which save no values.
+    tensors ``x`` is a view of) feeds only views, which save no values.
     """
     if graph.nodes[x].consumers:
         return False
@@ -257,7 +291,7 @@ def movable(graph: Graph, x: int) -> bool:
     for i, n in enumerate(graph.nodes):
         if i == x or n.dead or n.tensor.carrier is not carrier:
             continue
-        if any(i in m.inputs and m.op != "broadcast_to" for m in graph.nodes):
+        if any(i in m.inputs and m.op not in VIEWS for m in graph.nodes):
             return False
     return True
 
@@ -281,7 +315,7 @@ def build_graph(data: st.DataObject, moves: bool) -> Graph:
     graph = Graph()
     shape = data.draw(S.shapes(max_size=LEAF_SIZE), label="shape")
     draw_leaf(data, graph, shape, requires_grad=True)
-    ops = ["add", "sub", "mul", "neg", "sum", "broadcast_to", *(["move"] * 2 if moves else [])]
+    ops = ["add", "sub", "mul", "neg", "sum", *VIEWS, *(["move"] * 2 if moves else [])]
     for _ in range(data.draw(st.integers(1, MAX_OPERATIONS), label="operations")):
         op = data.draw(st.sampled_from(ops), label="operation")
         x = pick(data, graph, op)
@@ -295,6 +329,8 @@ def build_graph(data: st.DataObject, moves: bool) -> Graph:
             draw_sum(data, graph, x)
         elif op == "broadcast_to":
             draw_broadcast(data, graph, x)
+        elif op == "index":
+            draw_index(data, graph, x)
         elif draw_move(data, graph, x) is None:
             neg = -graph.nodes[x].tensor  # not movable: a neg keeps the step
             add_result(graph, "neg", (x,), None, neg)
@@ -336,6 +372,8 @@ def replay(graph: Graph, dtype: torch.dtype, magnitudes: bool):
             x = out[node.inputs[0]]
             target = dims(node.arg)
             value = x.reshape((*x.shape, *[1] * (len(target) - x.dim()))).expand(target)
+        elif node.op == "index":
+            value = out[node.inputs[0]][node.arg]
         else:  # move: the identity
             value = out[node.inputs[0]]
         out.append(value)
@@ -386,7 +424,7 @@ def check_forward(graph: Graph, ref: list[torch.Tensor], bound: list[torch.Tenso
         assert_close(f"{what} forward", node.values, torch_flat(ref[k]), torch_flat(bound[k]), tol)
         if node.op == "leaf":
             continue
-        if node.op not in ("broadcast_to", "move"):  # a fresh CPU result, canonical layout
+        if node.op not in (*VIEWS, "move"):  # a fresh CPU result, canonical layout
             assert type(t.carrier) is sw.CPU and t.offset == 0, what
             assert t.layout == sw.Layout(t.shape), f"{what}: layout {t.layout}"
         assert t.requires_grad is ref[k].requires_grad, what
