@@ -2,6 +2,7 @@
 // own file; this one only assembles them.
 #include <pybind11/pybind11.h>
 
+#include "autograd.h"
 #include "carrier.h"
 #include "definition.h"
 #include "dlpack.h"
@@ -11,6 +12,7 @@
 #include "layout.h"
 #include "move.h"
 #include "move_request.h"
+#include "ops.h"
 #include "tensor.h"
 #include "testing.h"
 
@@ -24,6 +26,8 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_definitions(m);
   strideweave::bindings::bind_move_request(m);
   strideweave::bindings::bind_tensor(m);
+  strideweave::bindings::bind_ops(m);
+  strideweave::bindings::bind_autograd(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);
   strideweave::bindings::register_exit_hook();

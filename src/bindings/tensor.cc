@@ -1,5 +1,6 @@
 // Python binding of spec/core-tensor-representation: Tensor, views, tolist
-// and the friendly factories. DLPack methods are bound in dlpack.cc.
+// and the friendly factories. DLPack methods are bound in dlpack.cc, the
+// arithmetic operators in ops.cc and the autograd members in autograd.cc.
 #include "tensor.h"
 
 #include <pybind11/stl.h>
@@ -15,6 +16,7 @@
 #include "int_tuple_convert.h"
 #include "self_arg.h"
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/ops/math.h"
 #include "strideweave/tensor/factories.h"
 #include "strideweave/tensor/format.h"
 #include "strideweave/tensor/tensor.h"
@@ -235,22 +237,27 @@ spec/core-tensor-representation.
       .def_property_readonly("planes", [](const Tensor& t) { return t.planes(); })
       .def("tolist", &tolist)
       .def("is_mutable", &Tensor::is_mutable, self_not_none)
-      .def("relayout", &Tensor::relayout, py::arg("layout"), py::arg("offset") = 0)
+      .def(
+          "relayout",
+          [](const std::shared_ptr<Tensor>& t, const Layout& layout, py::handle offset) {
+            return ops::relayout(t, layout, to_int64(offset, "relayout offset"));
+          },
+          py::arg("layout"), py::arg("offset") = 0)
       .def(
           "broadcast_to",
-          [](const Tensor& t, py::handle shape) {
-            return t.broadcast_to(to_int_tuple(shape, "broadcast_to shape"));
+          [](const std::shared_ptr<Tensor>& t, py::handle shape) {
+            return ops::broadcast_to(t, to_int_tuple(shape, "broadcast_to shape"));
           },
           py::arg("shape"))
       .def("__getitem__",
-           [](const Tensor& t, py::handle key) {
+           [](const std::shared_ptr<Tensor>& t, py::handle key) {
              std::vector<IndexItem> items;
              if (PyTuple_Check(key.ptr())) {
                for (py::handle k : key) items.push_back(to_index_item(k));
              } else {
                items.push_back(to_index_item(key));
              }
-             return t.index(items);
+             return ops::index(t, items);
            })
       .def("__len__", &Tensor::length, self_not_none)
       .def("__repr__", &format_tensor)

@@ -2,10 +2,12 @@
 
 The public names are re-exported here; each lives in the module that matches
 its capability: ``strideweave.layout`` (core-layout), ``strideweave.dtypes``
-and ``strideweave.tensors`` (core-tensor-representation) and
-``strideweave.carriers`` (carrier-storage).
+and ``strideweave.tensors`` (core-tensor-representation),
+``strideweave.carriers`` (carrier-storage), ``strideweave.ops`` and
+``strideweave.autograd`` (autograd).
 """
 
+from strideweave.autograd import AccumulateGrad, Node, enable_grad, is_grad_enabled, no_grad
 from strideweave.carriers import (
     CPU,
     Carrier,
@@ -38,6 +40,7 @@ from strideweave.layout import (
     tiled_divide,
     zipped_divide,
 )
+from strideweave.ops import add, mul, neg, sub, sum
 from strideweave.tensors import Tensor, arange, full, tensor, zeros
 
 __version__ = "0.1.0"
@@ -46,6 +49,7 @@ __version__ = "0.1.0"
 # exports: the union of the capability modules' lists (tox -e wheel checks that).
 __all__ = [
     "CPU",
+    "AccumulateGrad",
     "Any",
     "AwaitMove",
     "AwaitResult",
@@ -64,11 +68,13 @@ __all__ = [
     "Int32",
     "Layout",
     "MoveOperation",
+    "Node",
     "Tensor",
     "TransferProvider",
     "TransferRequest",
     "TransferRoute",
     "VersionToken",
+    "add",
     "arange",
     "coalesce",
     "compact_col_major",
@@ -76,13 +82,20 @@ __all__ = [
     "composition",
     "compound",
     "define_carrier",
+    "enable_grad",
     "full",
     "idx2crd",
+    "is_grad_enabled",
     "logical_divide",
     "logical_product",
     "move",
     "move_async",
+    "mul",
+    "neg",
+    "no_grad",
     "right_inverse",
+    "sub",
+    "sum",
     "tensor",
     "tiled_divide",
     "zeros",

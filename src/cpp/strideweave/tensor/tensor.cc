@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "strideweave/autograd/node.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
@@ -289,6 +290,72 @@ Layout broadcast_layout(const Layout& layout, const IntTuple& shape) {
     }
   }
   return make_layout(modes);
+}
+
+std::shared_ptr<Tensor> Tensor::detach() const {
+  return std::shared_ptr<Tensor>(new Tensor(dtype_, single_, planes_));
+}
+
+void Tensor::set_requires_grad(bool requires_grad) const {
+  subtensor("requires_grad");
+  std::lock_guard lock(autograd_mu_);
+  if (grad_fn_) {
+    throw RuntimeError(
+        "requires_grad can only be set on a leaf tensor; this tensor is the result of '" +
+        grad_fn_->name() + "' (use detach() for a leaf over the same storage)");
+  }
+  if (requires_grad && dtype_ != DType::Float32()) {
+    throw RuntimeError("only Float32 tensors can require grad, not dtype " + dtype_.name());
+  }
+  requires_grad_.store(requires_grad, std::memory_order_release);
+}
+
+bool Tensor::is_leaf() const {
+  std::lock_guard lock(autograd_mu_);
+  return grad_fn_ == nullptr;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  std::lock_guard lock(autograd_mu_);
+  return grad_fn_;
+}
+
+void Tensor::set_grad_fn(std::shared_ptr<autograd::Node> node) const {
+  {
+    std::lock_guard lock(autograd_mu_);
+    grad_fn_.swap(node);
+    requires_grad_.store(true, std::memory_order_release);
+  }
+}
+
+std::shared_ptr<autograd::Node> Tensor::gradient_edge() const {
+  std::lock_guard lock(autograd_mu_);
+  if (grad_fn_) return grad_fn_;
+  if (!requires_grad_.load(std::memory_order_relaxed)) return nullptr;
+  std::shared_ptr<autograd::Node> accumulator = accumulator_.lock();
+  if (!accumulator) {
+    accumulator = std::make_shared<autograd::AccumulateGrad>(shared_from_this());
+    accumulator_ = accumulator;
+  }
+  return accumulator;
+}
+
+std::shared_ptr<const Tensor> Tensor::grad() const {
+  std::lock_guard lock(autograd_mu_);
+  return grad_;
+}
+
+void Tensor::set_grad(std::shared_ptr<const Tensor> grad) const {
+  std::lock_guard lock(autograd_mu_);
+  grad_.swap(grad);
+}
+
+bool Tensor::replace_grad(const std::shared_ptr<const Tensor>& expected,
+                          std::shared_ptr<const Tensor> desired) const {
+  std::lock_guard lock(autograd_mu_);
+  if (grad_ != expected) return false;
+  grad_.swap(desired);
+  return true;
 }
 
 }  // namespace strideweave

@@ -7,8 +7,10 @@
 // exports, autograd and the Python binding rely on their identity.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <variant>
@@ -19,6 +21,10 @@
 #include "strideweave/layout/layout.h"
 
 namespace strideweave {
+
+namespace autograd {
+class Node;
+}  // namespace autograd
 
 // A window of one carrier: the layout's indices, shifted by offset, are slots.
 struct Subtensor {
@@ -113,12 +119,66 @@ class Tensor : public std::enable_shared_from_this<Tensor> {
   // ValueError naming both shapes when a mode is neither equal nor extent one.
   std::shared_ptr<Tensor> broadcast_to(const IntTuple& shape) const;
 
+  // A new Tensor over the same representation (same carrier, offset and
+  // layout, or the same planes) without autograd state: not requiring grad,
+  // no producing node, no grad.
+  std::shared_ptr<Tensor> detach() const;
+
+  // Autograd state (spec/autograd). Internally synchronized: every member
+  // below may be called from any thread on a shared Tensor. None of them
+  // touches a carrier.
+
+  // Whether gradients flow to this tensor: set on a leaf, or a result with a
+  // producing node.
+  bool requires_grad() const noexcept { return requires_grad_.load(std::memory_order_acquire); }
+
+  // Sets requires_grad of a leaf. Throws NotImplementedError for a
+  // multi-subtensor tensor, RuntimeError for a non-leaf (a tensor with a
+  // producing node) and, for true, RuntimeError naming the dtype unless it is
+  // Float32. A failed call changes nothing.
+  void set_requires_grad(bool requires_grad) const;
+
+  // No producing node (autograd_ctx is None).
+  bool is_leaf() const;
+
+  // The producing node, or nullptr.
+  std::shared_ptr<autograd::Node> grad_fn() const;
+
+  // Makes `node` this result's producing node; the tensor then requires grad.
+  // For an operation's fresh result, before anything else sees it.
+  void set_grad_fn(std::shared_ptr<autograd::Node> node) const;
+
+  // Where a gradient of this tensor goes: the producing node; else, for a
+  // leaf that requires grad, its AccumulateGrad node (created on first use
+  // and shared while any graph holds it); else nullptr.
+  std::shared_ptr<autograd::Node> gradient_edge() const;
+
+  // The accumulated gradient of a leaf, or nullptr.
+  std::shared_ptr<const Tensor> grad() const;
+
+  // Replaces the gradient.
+  void set_grad(std::shared_ptr<const Tensor> grad) const;
+
+  // Replaces the gradient with `desired` when it still is `expected` (the
+  // same object, or both null); returns whether it did.
+  bool replace_grad(const std::shared_ptr<const Tensor>& expected,
+                    std::shared_ptr<const Tensor> desired) const;
+
  private:
   Tensor(DType dtype, std::optional<Subtensor> single, std::vector<std::shared_ptr<Tensor>> planes);
 
   DType dtype_;
   std::optional<Subtensor> single_;
   std::vector<std::shared_ptr<Tensor>> planes_;
+
+  // Autograd state, guarded by autograd_mu_ (requires_grad_ is also read
+  // without it). No shared_ptr is destroyed while the mutex is held: the last
+  // reference to a tensor may destroy a carrier whose destructor takes locks.
+  mutable std::mutex autograd_mu_;
+  mutable std::atomic<bool> requires_grad_{false};
+  mutable std::shared_ptr<autograd::Node> grad_fn_;
+  mutable std::shared_ptr<const Tensor> grad_;
+  mutable std::weak_ptr<autograd::Node> accumulator_;
 };
 
 // The layout `layout` broadcast to `shape` under Tensor::broadcast_to's rules.

@@ -1,0 +1,108 @@
+// Python binding of spec/autograd. Grad mode and the engine live in the core
+// (strideweave/autograd); backward runs without the GIL (a node may wait for a
+// move).
+#include "autograd.h"
+
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+
+#include "describe.h"
+#include "gil.h"
+#include "strideweave/autograd/cotangent.h"
+#include "strideweave/autograd/engine.h"
+#include "strideweave/autograd/grad_mode.h"
+#include "strideweave/autograd/node.h"
+#include "strideweave/tensor/tensor.h"
+#include "strideweave/util/error.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+using autograd::AccumulateGrad;
+using autograd::Node;
+
+// `value` as a Tensor, TypeError naming `what` and the object otherwise.
+std::shared_ptr<const Tensor> require_tensor(py::handle value, const std::string& what) {
+  if (!py::isinstance<Tensor>(value)) {
+    throw TypeError(what + " " + describe_object(value) + " is not a Tensor");
+  }
+  return value.cast<std::shared_ptr<Tensor>>();
+}
+
+void backward(const std::shared_ptr<Tensor>& t, py::handle cotangent, bool retain_graph) {
+  std::shared_ptr<const Tensor> given;
+  if (!cotangent.is_none()) given = require_tensor(cotangent, "backward: cotangent");
+  without_gil([&] { autograd::backward(t, std::move(given), retain_graph); });
+}
+
+void set_grad(const Tensor& t, py::handle value) {
+  if (value.is_none()) {
+    t.set_grad(nullptr);
+    return;
+  }
+  std::shared_ptr<const Tensor> grad = require_tensor(value, "grad");
+  autograd::check_cotangent(*grad, t.shape(), t.dtype(), "grad");
+  t.set_grad(std::move(grad));
+}
+
+void set_requires_grad(const Tensor& t, py::handle value) {
+  if (!PyBool_Check(value.ptr())) {
+    throw TypeError("requires_grad must be a bool, not " + describe_object(value));
+  }
+  t.set_requires_grad(value.ptr() == Py_True);
+}
+
+py::tuple next_nodes(const Node& node) {
+  const auto& next = node.next_nodes();
+  py::tuple out(next.size());
+  for (std::size_t i = 0; i < next.size(); ++i) {
+    out[i] = next[i] ? py::cast(next[i]) : py::none();
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_autograd(py::module_& m) {
+  m.def("is_grad_enabled", &autograd::is_grad_enabled,
+        "Whether operations on the calling thread record autograd nodes.");
+  m.def("_set_grad_enabled", &autograd::set_grad_enabled, py::arg("enabled"),
+        "Sets the calling thread's grad mode (no_grad and enable_grad use it).");
+
+  py::class_<Node, py::smart_holder>(m, "Node", R"doc(
+A recorded operation: the autograd_ctx of the tensors it produced (spec/autograd).
+)doc")
+      .def_property_readonly("name", [](const Node& n) { return n.name(); })
+      .def_property_readonly("next_nodes", &next_nodes)
+      .def("__repr__",
+           [](const Node& n) { return "<strideweave.autograd.Node '" + n.name() + "'>"; });
+  py::class_<AccumulateGrad, Node, py::smart_holder>(m, "AccumulateGrad", R"doc(
+The node through which a leaf that requires grad receives its gradient.
+)doc")
+      .def_property_readonly("variable", [](const AccumulateGrad& n) {
+        return std::const_pointer_cast<Tensor>(n.variable());
+      });
+
+  auto tensor = py::reinterpret_borrow<py::class_<Tensor, py::smart_holder>>(m.attr("Tensor"));
+  tensor
+      .def_property(
+          "requires_grad", [](const Tensor& t) { return t.requires_grad(); }, &set_requires_grad)
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return t.is_leaf(); })
+      .def_property_readonly("autograd_ctx", [](const Tensor& t) { return t.grad_fn(); })
+      .def_property(
+          "grad", [](const Tensor& t) { return std::const_pointer_cast<Tensor>(t.grad()); },
+          &set_grad)
+      .def(
+          "detach", [](const Tensor& t) { return t.detach(); },
+          "A tensor over the same storage with no autograd state.")
+      .def("backward", &backward, py::arg("cotangent") = py::none(), py::kw_only(),
+           py::arg("retain_graph") = false,
+           "Accumulates the gradients of this tensor into the leaves that require grad.");
+}
+
+}  // namespace strideweave::bindings

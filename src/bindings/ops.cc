@@ -1,0 +1,168 @@
+// Python binding of the math operations. Operands are converted here; every
+// operation runs in the core (strideweave/ops/math.h). The GIL is released
+// around operations on large tensors only: releasing and retaking it costs
+// more than a small operation.
+#include "ops.h"
+
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "describe.h"
+#include "gil.h"
+#include "int_convert.h"
+#include "strideweave/ops/math.h"
+#include "strideweave/tensor/tensor.h"
+#include "strideweave/util/error.h"
+#include "value_convert.h"
+
+namespace py = pybind11;
+
+namespace strideweave::bindings {
+
+namespace {
+
+// Operations on at least this many elements run without the GIL.
+constexpr int64_t kWithoutGilElements = int64_t{1} << 15;
+
+enum class Kind { kAdd, kSub, kMul };
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::kAdd:
+      return "add";
+    case Kind::kSub:
+      return "sub";
+    case Kind::kMul:
+      return "mul";
+  }
+  return "";
+}
+
+// Runs f() without the GIL when `t` is large.
+template <class F>
+std::shared_ptr<Tensor> run(const Tensor& t, F&& f) {
+  if (!t.is_multi_subtensor() && shape_size(t.shape()) >= kWithoutGilElements) {
+    return without_gil(std::forward<F>(f));
+  }
+  return f();
+}
+
+// A binary operand: a Tensor, or a Python int or float (a constant).
+struct Operand {
+  std::shared_ptr<const Tensor> tensor;
+  Value constant;
+};
+
+std::optional<Operand> to_operand(py::handle obj) {
+  if (py::isinstance<Tensor>(obj)) return Operand{obj.cast<std::shared_ptr<Tensor>>(), Value{}};
+  if (PyLong_Check(obj.ptr()) || PyFloat_Check(obj.ptr())) return Operand{nullptr, to_value(obj)};
+  return std::nullopt;
+}
+
+std::shared_ptr<Tensor> combine(Kind kind, const Operand& a, const Operand& b) {
+  if (a.tensor && b.tensor) {
+    return run(*a.tensor, [&] {
+      switch (kind) {
+        case Kind::kAdd:
+          return ops::add(a.tensor, b.tensor);
+        case Kind::kSub:
+          return ops::sub(a.tensor, b.tensor);
+        case Kind::kMul:
+          return ops::mul(a.tensor, b.tensor);
+      }
+      return std::shared_ptr<Tensor>();
+    });
+  }
+  const bool constant_first = !a.tensor;
+  const std::shared_ptr<const Tensor>& t = constant_first ? b.tensor : a.tensor;
+  const Value& c = constant_first ? a.constant : b.constant;
+  return run(*t, [&] {
+    switch (kind) {
+      case Kind::kAdd:
+        return ops::add(t, c);
+      case Kind::kSub:
+        return ops::sub(t, c, constant_first);
+      case Kind::kMul:
+        return ops::mul(t, c);
+    }
+    return std::shared_ptr<Tensor>();
+  });
+}
+
+// sw.add(a, b) and friends: at least one Tensor, the other a Tensor or a
+// number; TypeError naming the operation and the operand otherwise.
+std::shared_ptr<Tensor> function(Kind kind, py::handle a, py::handle b) {
+  const std::optional<Operand> x = to_operand(a);
+  const std::optional<Operand> y = to_operand(b);
+  for (const auto& [operand, obj] : {std::pair{&x, a}, std::pair{&y, b}}) {
+    if (!*operand) {
+      throw TypeError(std::string(kind_name(kind)) + ": operand " + describe_object(obj) +
+                      " is not a Tensor, an int or a float");
+    }
+  }
+  if (!x->tensor && !y->tensor) {
+    throw TypeError(std::string(kind_name(kind)) + ": at least one operand must be a Tensor");
+  }
+  return combine(kind, *x, *y);
+}
+
+// The operator: NotImplemented for an operand it does not know, so Python
+// tries the reflected operator and then raises its own TypeError.
+py::object op(Kind kind, py::handle self, py::handle other, bool reflected) {
+  const std::optional<Operand> x = to_operand(self);
+  const std::optional<Operand> y = to_operand(other);
+  if (!x || !y) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+  return py::cast(reflected ? combine(kind, *y, *x) : combine(kind, *x, *y));
+}
+
+std::optional<std::vector<int64_t>> to_modes(py::handle modes) {
+  if (modes.is_none()) return std::nullopt;
+  if (PyIndex_Check(modes.ptr()) && !PyBool_Check(modes.ptr())) {
+    return std::vector<int64_t>{to_int64(modes, "sum mode")};
+  }
+  std::vector<int64_t> out;
+  for (py::handle m : py::iter(modes)) out.push_back(to_int64(m, "sum mode"));
+  return out;
+}
+
+std::shared_ptr<Tensor> sum(const std::shared_ptr<Tensor>& t, py::handle modes) {
+  const std::optional<std::vector<int64_t>> converted = to_modes(modes);
+  return run(*t, [&] { return ops::sum(t, converted); });
+}
+
+}  // namespace
+
+void bind_ops(py::module_& m) {
+  m.def(
+      "add", [](py::handle a, py::handle b) { return function(Kind::kAdd, a, b); }, py::arg("a"),
+      py::arg("b"), "a + b element by element (equal shapes), or a Tensor plus a constant.");
+  m.def(
+      "sub", [](py::handle a, py::handle b) { return function(Kind::kSub, a, b); }, py::arg("a"),
+      py::arg("b"), "a - b element by element (equal shapes), or with a constant.");
+  m.def(
+      "mul", [](py::handle a, py::handle b) { return function(Kind::kMul, a, b); }, py::arg("a"),
+      py::arg("b"), "a * b element by element (equal shapes), or with a constant.");
+  m.def(
+      "neg", [](const std::shared_ptr<Tensor>& t) { return run(*t, [&] { return ops::neg(t); }); },
+      py::arg("t"), "-t element by element.");
+  m.def("sum", &sum, py::arg("t"), py::arg("modes") = py::none(),
+        "The sum over the given top-level modes (every mode when None).");
+
+  auto tensor = py::reinterpret_borrow<py::class_<Tensor, py::smart_holder>>(m.attr("Tensor"));
+  tensor.def("__add__", [](py::handle s, py::handle o) { return op(Kind::kAdd, s, o, false); })
+      .def("__radd__", [](py::handle s, py::handle o) { return op(Kind::kAdd, s, o, true); })
+      .def("__sub__", [](py::handle s, py::handle o) { return op(Kind::kSub, s, o, false); })
+      .def("__rsub__", [](py::handle s, py::handle o) { return op(Kind::kSub, s, o, true); })
+      .def("__mul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, false); })
+      .def("__rmul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, true); })
+      .def("__neg__",
+           [](const std::shared_ptr<Tensor>& t) { return run(*t, [&] { return ops::neg(t); }); })
+      .def("sum", &sum, py::arg("modes") = py::none(),
+           "The sum over the given top-level modes (every mode when None).");
+}
+
+}  // namespace strideweave::bindings

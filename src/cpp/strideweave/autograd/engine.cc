@@ -1,0 +1,101 @@
+#include "strideweave/autograd/engine.h"
+
+#include <cstddef>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "strideweave/autograd/cotangent.h"
+#include "strideweave/autograd/grad_mode.h"
+#include "strideweave/autograd/node.h"
+#include "strideweave/ops/math.h"
+#include "strideweave/tensor/factories.h"
+#include "strideweave/util/error.h"
+
+namespace strideweave::autograd {
+
+namespace {
+
+// What the traversal keeps per reachable node.
+struct Pending {
+  Node* node;
+  std::size_t dependencies = 0;  // edges from reachable nodes not yet run
+  std::shared_ptr<const Tensor> cotangent;
+};
+
+// Every node reachable from `root`, each once, with its dependency count.
+// Iterative: a chain may be longer than the stack allows recursion.
+std::vector<Pending> reachable(Node* root, std::unordered_map<Node*, std::size_t>& index) {
+  std::vector<Pending> nodes;
+  index.emplace(root, 0);
+  nodes.push_back({root, 0, nullptr});
+  std::vector<Node*> stack{root};
+  while (!stack.empty()) {
+    Node* node = stack.back();
+    stack.pop_back();
+    for (const std::shared_ptr<Node>& next : node->next_nodes()) {
+      if (!next) continue;
+      const auto [it, inserted] = index.emplace(next.get(), nodes.size());
+      if (inserted) {
+        nodes.push_back({next.get(), 0, nullptr});
+        stack.push_back(next.get());
+      }
+      ++nodes[it->second].dependencies;
+    }
+  }
+  return nodes;
+}
+
+}  // namespace
+
+void backward(const std::shared_ptr<const Tensor>& root, std::shared_ptr<const Tensor> cotangent,
+              bool retain_graph) {
+  if (!root->requires_grad()) {
+    throw RuntimeError(
+        "backward: the tensor does not require grad and has no autograd_ctx (set "
+        "requires_grad=True on a leaf it depends on)");
+  }
+  const IntTuple& shape = root->shape();
+  if (!cotangent) {
+    if (shape_size(shape) != 1) {
+      throw RuntimeError("backward: a cotangent is required for a result of shape " +
+                         shape.to_string() + " (" + std::to_string(shape_size(shape)) +
+                         " elements); ones are implied only for a one-element result");
+    }
+  } else {
+    check_cotangent(*cotangent, shape, root->dtype(), "backward");
+  }
+  const std::shared_ptr<Node> start = root->gradient_edge();
+  std::unordered_map<Node*, std::size_t> index;
+  std::vector<Pending> nodes = reachable(start.get(), index);
+  for (const Pending& p : nodes) p.node->validate();
+
+  const GradModeGuard no_grad(false);
+  nodes.front().cotangent = cotangent ? ops::copy(*cotangent) : full(shape, 1.0, root->dtype());
+  std::vector<std::size_t> ready{0};
+  while (!ready.empty()) {
+    Pending& p = nodes[ready.back()];
+    ready.pop_back();
+    const std::vector<std::shared_ptr<const Tensor>> grads =
+        p.node->apply(std::exchange(p.cotangent, nullptr));
+    const std::vector<std::shared_ptr<Node>>& next = p.node->next_nodes();
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      if (!next[i]) continue;
+      const std::size_t k = index.at(next[i].get());
+      Pending& target = nodes[k];
+      if (i < grads.size() && grads[i]) {
+        target.cotangent = target.cotangent ? ops::add(target.cotangent, grads[i]) : grads[i];
+      }
+      if (--target.dependencies == 0) {
+        if (target.cotangent) {
+          ready.push_back(k);
+        } else if (!retain_graph) {
+          target.node->release_saved();
+        }
+      }
+    }
+    if (!retain_graph) p.node->release_saved();
+  }
+}
+
+}  // namespace strideweave::autograd

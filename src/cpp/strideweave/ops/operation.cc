@@ -1,0 +1,24 @@
+#include "strideweave/ops/operation.h"
+
+#include <utility>
+
+#include "strideweave/autograd/grad_mode.h"
+
+namespace strideweave::ops {
+
+Operation::~Operation() = default;
+
+std::shared_ptr<Tensor> apply(const TensorOperation& op, Inputs inputs) {
+  std::shared_ptr<Tensor> result = op.forward(inputs);
+  if (!autograd::is_grad_enabled()) return result;
+  bool any = false;
+  for (const auto& input : inputs) any = any || input->requires_grad();
+  if (!any) return result;
+  std::vector<std::shared_ptr<autograd::Node>> next;
+  next.reserve(inputs.size());
+  for (const auto& input : inputs) next.push_back(input->gradient_edge());
+  result->set_grad_fn(op.backward(inputs, std::move(next)));
+  return result;
+}
+
+}  // namespace strideweave::ops

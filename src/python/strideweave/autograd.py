@@ -1,0 +1,61 @@
+"""Autograd (spec/autograd): grad mode and the recorded graph.
+
+Grad mode is per thread and on by default. ``no_grad()`` and ``enable_grad()``
+set it for a ``with`` block (or a decorated function) and restore it after.
+A result's ``autograd_ctx`` is the :class:`Node` that produced it;
+``backward()`` runs the engine synchronously on the calling thread.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, TypeVar
+
+from strideweave._core import AccumulateGrad, Node, _set_grad_enabled, is_grad_enabled
+
+__all__ = ["AccumulateGrad", "Node", "enable_grad", "is_grad_enabled", "no_grad"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class _GradMode:
+    """Sets the calling thread's grad mode to ``_enabled`` inside the block."""
+
+    _enabled = True
+
+    def __init__(self) -> None:
+        self._previous: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._previous.append(is_grad_enabled())
+        _set_grad_enabled(self._enabled)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _set_grad_enabled(self._previous.pop())
+
+    def __call__(self, function: _F) -> _F:
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with type(self)():
+                return function(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradMode):
+    """Operations record no autograd nodes inside the block (this thread only)."""
+
+    _enabled = False
+
+
+class enable_grad(_GradMode):
+    """Operations record autograd nodes inside the block (this thread only)."""
+
+    _enabled = True
