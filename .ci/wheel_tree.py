@@ -53,7 +53,7 @@ def check_installed(source: pathlib.Path) -> None:
 
     import strideweave as sw
 
-    modules = (sw.carriers, sw.dtypes, sw.layout, sw.tensors)
+    modules = (sw.autograd, sw.carriers, sw.dtypes, sw.layout, sw.ops, sw.tensors)
     # spec/interop-movement: these are importable from the top level and from
     # strideweave.carriers.move; the registry functions only from the latter.
     movement = {"AwaitMove", "AwaitResult", "move", "move_async"}

@@ -53,6 +53,8 @@ NEEDS_NO_TARGET = {
     "dtypes": "a module re-exported by the package; its names are the package's",
     "layout": "a module re-exported by the package; its names are the package's",
     "tensors": "a module re-exported by the package; its names are the package's",
+    "ops": "a module re-exported by the package; its names are the package's",
+    "autograd": "a module re-exported by the package; its names are the package's",
 }
 
 # Class attributes that are not entry points: Python's bookkeeping and pybind11's.
@@ -606,6 +608,62 @@ ENTRY_POINTS: dict[str, Target] = {
     ),
 }
 
+
+# autograd: operands, graphs and nodes.
+def _requiring_grad(t: sw.Tensor) -> sw.Tensor:
+    leaf = t.detach()
+    leaf.requires_grad = True
+    return leaf
+
+
+GRAD_LEAVES = S.tensors(dtypes=st.just(sw.Float32)).map(_requiring_grad)
+# Results with a graph: a one-element sum (backward needs no cotangent) or a product.
+GRAPHS = st.one_of(
+    GRAD_LEAVES.map(lambda t: (t * t).sum()),
+    GRAD_LEAVES.map(lambda t: t * 2 - t),
+    GRAD_LEAVES.map(lambda t: t.broadcast_to(t.shape)),
+)
+GRAPH_TENSORS = st.one_of(TENSORS, GRAD_LEAVES, GRAPHS)
+OPERANDS = st.one_of(GRAPH_TENSORS, S.FUZZ_INTS, S.FUZZ_FLOATS, ANY)
+NODES = GRAPHS.map(lambda t: t.autograd_ctx)
+ACCUMULATORS = GRAD_LEAVES.map(lambda t: (t * 1).autograd_ctx.next_nodes[0])
+MODES = st.one_of(st.none(), INTS, st.lists(INTS, max_size=3), ANY)
+# Operations: TypeError (dtypes, operand kinds), ValueError (shapes, modes, constants out
+# of range), RuntimeError (released carriers), NotImplementedError (multi-subtensor).
+OPERATION_ACCEPTED = (T, V, R, N)
+AUTOGRAD_TARGETS = {
+    "add": Target(OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")),
+    "sub": Target(OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")),
+    "mul": Target(OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")),
+    "neg": Target(OPERATION_ACCEPTED, args(st.one_of(GRAPH_TENSORS, ANY)), keywords=("t",)),
+    "sum": Target(
+        OPERATION_ACCEPTED, args(st.one_of(GRAPH_TENSORS, ANY), MODES), keywords=("t", "modes")
+    ),
+    "Tensor.sum": Target(OPERATION_ACCEPTED, args(MODES), GRAPH_TENSORS, ("modes",)),
+    "Tensor.__neg__": Target(OPERATION_ACCEPTED, receivers=GRAPH_TENSORS),
+    "Tensor.detach": Target((T,), receivers=GRAPH_TENSORS),
+    # RuntimeError: no grad required, a cotangent needed, a saved input changed or a graph
+    # freed; the cotangent contract's TypeError, ValueError and RuntimeError.
+    "Tensor.backward": Target(
+        OPERATION_ACCEPTED,
+        args(cotangent=st.one_of(GRAPH_TENSORS, ANY), retain_graph=st.one_of(st.booleans(), ANY)),
+        GRAPH_TENSORS,
+        ("cotangent", "retain_graph"),
+    ),
+    "is_grad_enabled": Target((T,)),
+    "no_grad": Target((T,)),
+    "enable_grad": Target((T,)),
+    "Node.__init__": Target((T,)),
+    "Node.__repr__": Target((T,), receivers=NODES),
+    "AccumulateGrad.__init__": Target((T,)),
+}
+for _operator in ("add", "sub", "mul"):
+    for _name in (f"__{_operator}__", f"__r{_operator}__"):
+        AUTOGRAD_TARGETS[f"Tensor.{_name}"] = Target(
+            OPERATION_ACCEPTED, args(OPERANDS), GRAPH_TENSORS
+        )
+ENTRY_POINTS.update(AUTOGRAD_TARGETS)
+
 # Properties take no arguments: one target per class reads them all on every receiver.
 PROPERTY_READERS = {
     "Layout": LAYOUT_OBJECTS,
@@ -616,8 +674,10 @@ PROPERTY_READERS = {
     "FileBacked": FILE_BACKED_CARRIERS,
     "MoveOperation": OPERATIONS,
     "AwaitResult": HANDLES,
-    "Tensor": TENSORS,
+    "Tensor": GRAPH_TENSORS,
     "CarrierDefinition": DEFINITIONS,
+    "Node": NODES,
+    "AccumulateGrad": ACCUMULATORS,
     "TransferRoute": TRANSFER_ROUTES,
     "TransferRequest": TRANSFER_REQUESTS,
 }

@@ -34,10 +34,10 @@ std::shared_ptr<const Tensor> require_tensor(py::handle value, const std::string
   return value.cast<std::shared_ptr<Tensor>>();
 }
 
-void backward(const std::shared_ptr<Tensor>& t, py::handle cotangent, bool retain_graph) {
+void backward(const Tensor& t, py::handle cotangent, bool retain_graph) {
   std::shared_ptr<const Tensor> given;
   if (!cotangent.is_none()) given = require_tensor(cotangent, "backward: cotangent");
-  without_gil([&] { autograd::backward(t, std::move(given), retain_graph); });
+  without_gil([&] { autograd::backward(t.shared_from_this(), std::move(given), retain_graph); });
 }
 
 void set_grad(const Tensor& t, py::handle value) {

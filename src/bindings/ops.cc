@@ -112,7 +112,13 @@ std::shared_ptr<Tensor> function(Kind kind, py::handle a, py::handle b) {
 
 // The operator: NotImplemented for an operand it does not know, so Python
 // tries the reflected operator and then raises its own TypeError.
+// A receiver that is not a Tensor (Tensor.__add__(1, 2)) is TypeError, as for any
+// method descriptor.
 py::object op(Kind kind, py::handle self, py::handle other, bool reflected) {
+  if (!py::isinstance<Tensor>(self)) {
+    throw TypeError(std::string("Tensor operator ") + kind_name(kind) + " needs a Tensor, not " +
+                    describe_object(self));
+  }
   const std::optional<Operand> x = to_operand(self);
   const std::optional<Operand> y = to_operand(other);
   if (!x || !y) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
@@ -129,7 +135,21 @@ std::optional<std::vector<int64_t>> to_modes(py::handle modes) {
   return out;
 }
 
-std::shared_ptr<Tensor> sum(const std::shared_ptr<Tensor>& t, py::handle modes) {
+// The Tensor argument `t` of a unary operation; TypeError naming it otherwise (None too).
+std::shared_ptr<const Tensor> unary_operand(py::handle t, const char* op) {
+  if (!py::isinstance<Tensor>(t)) {
+    throw TypeError(std::string(op) + ": " + describe_object(t) + " is not a Tensor");
+  }
+  return t.cast<std::shared_ptr<Tensor>>();
+}
+
+std::shared_ptr<Tensor> neg(py::handle operand) {
+  const std::shared_ptr<const Tensor> t = unary_operand(operand, "neg");
+  return run(*t, [&] { return ops::neg(t); });
+}
+
+std::shared_ptr<Tensor> sum(py::handle operand, py::handle modes) {
+  const std::shared_ptr<const Tensor> t = unary_operand(operand, "sum");
   const std::optional<std::vector<int64_t>> converted = to_modes(modes);
   return run(*t, [&] { return ops::sum(t, converted); });
 }
@@ -146,9 +166,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "mul", [](py::handle a, py::handle b) { return function(Kind::kMul, a, b); }, py::arg("a"),
       py::arg("b"), "a * b element by element (equal shapes), or with a constant.");
-  m.def(
-      "neg", [](const std::shared_ptr<Tensor>& t) { return run(*t, [&] { return ops::neg(t); }); },
-      py::arg("t"), "-t element by element.");
+  m.def("neg", &neg, py::arg("t"), "-t element by element.");
   m.def("sum", &sum, py::arg("t"), py::arg("modes") = py::none(),
         "The sum over the given top-level modes (every mode when None).");
 
@@ -159,8 +177,7 @@ void bind_ops(py::module_& m) {
       .def("__rsub__", [](py::handle s, py::handle o) { return op(Kind::kSub, s, o, true); })
       .def("__mul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, false); })
       .def("__rmul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, true); })
-      .def("__neg__",
-           [](const std::shared_ptr<Tensor>& t) { return run(*t, [&] { return ops::neg(t); }); })
+      .def("__neg__", &neg)
       .def("sum", &sum, py::arg("modes") = py::none(),
            "The sum over the given top-level modes (every mode when None).");
 }

@@ -239,25 +239,26 @@ spec/core-tensor-representation.
       .def("is_mutable", &Tensor::is_mutable, self_not_none)
       .def(
           "relayout",
-          [](const std::shared_ptr<Tensor>& t, const Layout& layout, py::handle offset) {
-            return ops::relayout(t, layout, to_int64(offset, "relayout offset"));
+          [](const Tensor& t, const Layout& layout, py::handle offset) {
+            return ops::relayout(t.shared_from_this(), layout, to_int64(offset, "relayout offset"));
           },
           py::arg("layout"), py::arg("offset") = 0)
       .def(
           "broadcast_to",
-          [](const std::shared_ptr<Tensor>& t, py::handle shape) {
-            return ops::broadcast_to(t, to_int_tuple(shape, "broadcast_to shape"));
+          [](const Tensor& t, py::handle shape) {
+            return ops::broadcast_to(t.shared_from_this(),
+                                     to_int_tuple(shape, "broadcast_to shape"));
           },
           py::arg("shape"))
       .def("__getitem__",
-           [](const std::shared_ptr<Tensor>& t, py::handle key) {
+           [](const Tensor& t, py::handle key) {
              std::vector<IndexItem> items;
              if (PyTuple_Check(key.ptr())) {
                for (py::handle k : key) items.push_back(to_index_item(k));
              } else {
                items.push_back(to_index_item(key));
              }
-             return ops::index(t, items);
+             return ops::index(t.shared_from_this(), items);
            })
       .def("__len__", &Tensor::length, self_not_none)
       .def("__repr__", &format_tensor)

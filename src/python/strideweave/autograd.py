@@ -21,11 +21,11 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class _GradMode:
-    """Sets the calling thread's grad mode to ``_enabled`` inside the block."""
+    """Sets the calling thread's grad mode to ``enabled`` inside a ``with`` block, or around
+    each call of a function it decorates, and restores the previous mode after."""
 
-    _enabled = True
-
-    def __init__(self) -> None:
+    def __init__(self, enabled: bool) -> None:
+        self._enabled = enabled
         self._previous: list[bool] = []
 
     def __enter__(self) -> None:
@@ -43,19 +43,17 @@ class _GradMode:
     def __call__(self, function: _F) -> _F:
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with type(self)():
+            with _GradMode(self._enabled):
                 return function(*args, **kwargs)
 
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_GradMode):
+def no_grad() -> _GradMode:
     """Operations record no autograd nodes inside the block (this thread only)."""
+    return _GradMode(False)
 
-    _enabled = False
 
-
-class enable_grad(_GradMode):
+def enable_grad() -> _GradMode:
     """Operations record autograd nodes inside the block (this thread only)."""
-
-    _enabled = True
+    return _GradMode(True)
