@@ -8,6 +8,7 @@ same values; the target is on the ratio StrideWeave / PyTorch:
 | chain of 100 ops, 8 elements       | forward + backward (1) | the same graph         | <= 1.0 |
 | chain of 100 ops, 1e6 elements     | forward + backward (1) | the same graph         | <= 1.5 |
 | chain of 100 ops, 8 elements, no_grad | forward only (2)    | under ``torch.no_grad`` | none  |
+| chain of 100 ops, 1e6 elements (3) | forward + backward     | one intra-op thread    | none   |
 
 (1) ``y = x`` for a leaf ``x`` requiring grad, then 100 operations cycling through
 ``y * w``, ``y + w``, ``y - w`` and ``-y`` (``w`` a constant of the same shape, not
@@ -16,7 +17,10 @@ the accumulation of ``x.grad`` (reset to None before each call on both sides). A
 elements the arithmetic is negligible, so the ratio is the per-node overhead of
 recording and traversing the graph; at 1e6 elements it is the bulk kernels' throughput.
 (2) The same 100 operations under ``sw.no_grad()``: the operations' own fixed cost,
-without recording, for reading the first row.
+without recording, for reading the first row. (3) The 1e6-element chain again with
+PyTorch limited to one intra-op thread (``torch.set_num_threads(1)``), as StrideWeave's
+kernels run on the calling thread: the kernels compared alone. The rows before it use
+PyTorch's default thread count (recorded as ``torch_threads`` in the JSON).
 
 The per-operation overhead of profiling when it is off is measured by
 ``bench/profiling.py`` (operation profiling), not here.
@@ -129,6 +133,15 @@ def measure(repeat: int) -> list[dict]:
             timed_row(large, large_anchor, repeat, 1, case="chain of 100 ops, 1e6 elements"), 1.5
         )
     )
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        row = timed_row(
+            large, large_anchor, repeat, 1, case="chain of 100 ops, 1e6 elements, torch 1 thread"
+        )
+    finally:
+        torch.set_num_threads(threads)
+    rows.append(with_target(row, None))
     return rows
 
 
