@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
@@ -180,15 +180,17 @@ def parse_int_tuple(text: str) -> IntTuple:
 # -- strategies -----------------------------------------------------------------
 
 
-def shapes(extents: st.SearchStrategy[int] = EXTENTS) -> st.SearchStrategy[IntTuple]:
-    """Shape trees of depth <= 3, at most MAX_LEAVES leaves and size <= MAX_SIZE."""
+def shapes(
+    extents: st.SearchStrategy[int] = EXTENTS, max_size: int = MAX_SIZE
+) -> st.SearchStrategy[IntTuple]:
+    """Shape trees of depth <= 3, at most MAX_LEAVES leaves and size <= ``max_size``."""
     trees = st.recursive(
         extents,
         lambda children: st.lists(children, max_size=3).map(tuple),
         max_leaves=MAX_LEAVES,
     )
     return trees.filter(
-        lambda s: len(flatten(s)) <= MAX_LEAVES and shape_size(s) <= MAX_SIZE and _depth(s) <= 3
+        lambda s: len(flatten(s)) <= MAX_LEAVES and shape_size(s) <= max_size and _depth(s) <= 3
     )
 
 
@@ -224,15 +226,25 @@ def layouts(
     families: Sequence[str] = STRIDE_FAMILIES,
 ) -> sw.Layout:
     """Any layout: nested, with holes, stride zero, extents 0 and 1."""
-    shape = draw(shapes(extents))
+    return draw(layouts_of_shape(draw(shapes(extents)), families))
+
+
+@st.composite
+def layouts_of_shape(
+    draw: st.DrawFn, shape: IntTuple, families: Sequence[str] = STRIDE_FAMILIES
+) -> sw.Layout:
+    """A layout of exactly ``shape`` with leaf strides from one of ``families``."""
     family = draw(st.sampled_from(families))
     strides = draw(strides_for(flatten(shape), family))
     return sw.Layout(shape, unflatten(strides, shape))
 
 
+INJECTIVE_FAMILIES = ("compact", "permuted", "holes")
+
+
 def injective_layouts() -> st.SearchStrategy[sw.Layout]:
     """Layouts whose families guarantee injectivity (compact, permuted, holes)."""
-    return layouts(families=("compact", "permuted", "holes"))
+    return layouts(families=INJECTIVE_FAMILIES)
 
 
 @st.composite
@@ -336,6 +348,21 @@ def slot_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list:
 
 
 @st.composite
+def small_float_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list[float]:
+    """``n`` distinct Float32 values near zero (multiples of 1/4, |v| <= n/8 + 2), shuffled.
+
+    For arithmetic oracles: every value is exact in single precision and sums and
+    products of a few of them stay small, so rounding rarely enters and a wrong slot
+    read still shows (the values are pairwise distinct). ``dtype`` must be Float32.
+    """
+    assert dtype == sw.Float32
+    shift = draw(st.integers(-8, 8))
+    values = [(k - n // 2 + shift) / 4 for k in range(n)]
+    draw(st.randoms(use_true_random=False)).shuffle(values)
+    return values
+
+
+@st.composite
 def tensors(
     draw: st.DrawFn,
     dtypes: st.SearchStrategy[sw.DType] = CONCRETE_DTYPES,
@@ -344,19 +371,21 @@ def tensors(
     offsets: st.SearchStrategy[int] = OFFSETS,
     mutable: st.SearchStrategy[bool] = MUTABLE,
     extra_slots: st.SearchStrategy[int] = EXTRA_SLOTS,
+    values_for: Callable[[sw.DType, int], st.SearchStrategy[list]] = slot_values,
 ) -> sw.Tensor:
     """A tensor at a random offset of a fresh carrier of offset + cosize + extra slots.
 
     Every slot holds a distinct value (where the dtype allows), so reading a wrong slot
     (a hole, the region before the offset or the spare slots after the window) shows.
-    Abstract dtypes need carrier classes that store them (Generic, not CPU).
+    Abstract dtypes need carrier classes that store them (Generic, not CPU). ``values_for``
+    draws the carrier's slot values from the dtype and the slot count.
     """
     dtype = draw(dtypes)
     layout = draw(layouts)
     offset = draw(offsets)
     carrier_class = draw(carrier_classes)
     n = offset + layout.cosize + draw(extra_slots)
-    values = draw(slot_values(dtype, n))
+    values = draw(values_for(dtype, n))
     carrier = carrier_class(dtype, values=values, mutable=draw(mutable))
     return sw.Tensor(carrier, layout, offset)
 
