@@ -432,8 +432,9 @@ def check_forward(graph: Graph, ref: list[torch.Tensor], bound: list[torch.Tenso
         if node.op == "leaf":
             continue
         operands = [i for i in node.inputs if not isinstance(i, Scalar)]
-        if node.op not in (*VIEWS, "move"):  # fresh, publicly mutable CPU, canonical layout
-            assert type(t.carrier) is sw.CPU and t.offset == 0 and t.is_mutable(), what
+        if node.op not in (*VIEWS, "move"):  # fresh CPU, canonical layout, mutable unless moved
+            assert type(t.carrier) is sw.CPU and t.offset == 0, what
+            assert t.is_mutable() is not node.dead, what
             assert t.layout == sw.Layout(t.shape), f"{what}: layout {t.layout}"
             assert all(t.carrier is not graph.nodes[i].tensor.carrier for i in operands), what
         assert t.requires_grad is ref[k].requires_grad, what
