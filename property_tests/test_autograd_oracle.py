@@ -69,11 +69,11 @@ UNIT_ROUNDOFF = 2.0**-24
 # profile scales them up.
 EXAMPLES = max(10, settings.default.max_examples * 3 // 4)
 
-BINARY: dict[str, tuple[Callable, Callable[[], Callable]]] = {
-    # name: (operator form, the module function, looked up when used)
-    "add": (operator.add, lambda: sw.add),
-    "sub": (operator.sub, lambda: sw.sub),
-    "mul": (operator.mul, lambda: sw.mul),
+BINARY: dict[str, tuple[Callable, Callable]] = {
+    # name: (operator form, module function)
+    "add": (operator.add, sw.add),
+    "sub": (operator.sub, sw.sub),
+    "mul": (operator.mul, sw.mul),
 }
 
 
@@ -175,7 +175,7 @@ def draw_binary(data: st.DataObject, graph: Graph, op: str, x: int) -> int:
     xt = graph.nodes[x].tensor
     kind = data.draw(st.sampled_from(["node", "leaf", "scalar right", "scalar left"]), label=op)
     function = data.draw(st.booleans(), label="module function")
-    apply = BINARY[op][1]() if function else BINARY[op][0]
+    apply = BINARY[op][1] if function else BINARY[op][0]
     if kind.startswith("scalar"):
         c = data.draw(SCALARS, label="scalar")
         if kind == "scalar right":
