@@ -367,6 +367,16 @@ HANDLES = st.one_of(
     st.builds(_move_handle, S.tensors(carrier_classes=S.STORING_CARRIERS), S.STORING_CARRIERS),
     st.builds(_failed_handle, st.integers(0, 4)),
 )
+
+
+def _move_node(n: int, destination_class: type) -> sw.MoveNode:
+    """The autograd node of a differentiable move of n Float32 values out of CPU."""
+    source = sw.Tensor(sw.CPU(sw.Float32, values=[float(v) for v in range(n)]), sw.Layout(n))
+    source.requires_grad = True
+    return sw.move(source, destination_class(sw.Float32)).autograd_ctx
+
+
+MOVE_NODES = st.builds(_move_node, st.integers(0, 4), S.STORING_CARRIERS)
 # move and move_async: live, released and owned carriers of every kind, tensors of every
 # kind (multi-subtensor ones: NotImplementedError), sequences of either. Each call moves
 # fresh carriers, so a successful move releases only what the call drew.
@@ -559,6 +569,13 @@ ENTRY_POINTS: dict[str, Target] = {
     "carriers.move.AwaitMove": Target((T,)),
     # A failed move's wait() raises the hook's error.
     "AwaitResult.wait": Target((T, _FuzzHookError), receivers=HANDLES),
+    # The cotangent contract: a non-Tensor or another dtype TypeError, another shape or a
+    # non-injective layout ValueError, a released carrier RuntimeError, a multi-subtensor
+    # tensor NotImplementedError.
+    "MoveNode.__init__": Target((T,)),
+    "MoveNode.apply": Target(
+        (T, V, R, N), args(st.one_of(TENSORS, ANY)), MOVE_NODES, ("cotangent",)
+    ),
     # core-tensor-representation
     # A released carrier is RuntimeError (core-tensor-representation).
     "Tensor.__init__": Target(
@@ -674,6 +691,7 @@ PROPERTY_READERS = {
     "FileBacked": FILE_BACKED_CARRIERS,
     "MoveOperation": OPERATIONS,
     "AwaitResult": HANDLES,
+    "MoveNode": MOVE_NODES,
     "Tensor": GRAPH_TENSORS,
     "CarrierDefinition": DEFINITIONS,
     "Node": NODES,

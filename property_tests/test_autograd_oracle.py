@@ -4,7 +4,7 @@ Hypothesis builds small random graphs (one to six operations) of add, sub, mul, 
 sum (over every mode and over given top-level modes), broadcast_to, indexing
 (``t[...]``) and Python-scalar operands (both orders), over Float32 leaves of any
 layout (nested, holes, stride zero, offsets, extents 0 and 1) on CPU, Generic and
-FileBacked carriers, some requiring grad and some not; with ``MOVES_IN_GRAPH``, moves
+FileBacked carriers, some requiring grad and some not; in a second test, moves
 between those carriers too. It runs the graph and its backward in StrideWeave (an
 optional cotangent, once or twice with ``retain_graph``), replays the same graph in
 PyTorch (CPU), and compares every node's forward values and shape and every leaf's
@@ -52,10 +52,6 @@ from hypothesis import given, settings
 
 import strideweave as sw
 from property_tests import strategies as S
-
-# Move's autograd (MoveNode, the lead's part of issue 10) lands separately: set True
-# to run the graphs with moves between CPU, Generic and FileBacked inside them.
-MOVES_IN_GRAPH = False
 
 MOVE_CARRIERS = (sw.CPU, sw.Generic, sw.FileBacked)
 MAX_OPERATIONS = 6
@@ -580,7 +576,6 @@ def test_leaf_gradients_match_pytorch(data):
 
 
 @pytest.mark.spec(*ORACLE_CLAUSES, f"{MOVE_AUTOGRAD}#3", f"{MOVE_AUTOGRAD}#8", f"{MOVE_AUTOGRAD}#9")
-@pytest.mark.skipif(not MOVES_IN_GRAPH, reason="move's autograd (MoveNode) has not landed")
 @settings(max_examples=EXAMPLES)
 @given(data=st.data())
 def test_leaf_gradients_match_pytorch_across_moves(data):

@@ -129,14 +129,21 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
 
   const ClassDescriptor& carrier_class() const override { return exact_; }
 
+  // The new carrier may be dropped by core code on any thread (a move's
+  // backward creates gradient storage through it): its last release takes the
+  // GIL exit-safely.
   std::shared_ptr<Carrier> new_like() const override {
     const ExitSafeGil gil("new_like");
     gil.require();
+    std::shared_ptr<Carrier> made;
     if (py::function override = py::get_override(static_cast<const Base*>(this), "new_like")) {
-      return override().template cast<std::shared_ptr<Carrier>>();
+      made = override().template cast<std::shared_ptr<Carrier>>();
+    } else {
+      const py::object self = py::cast(static_cast<const Base*>(this));
+      made =
+          py::type::handle_of(self)(self.attr("dtype")).template cast<std::shared_ptr<Carrier>>();
     }
-    const py::object self = py::cast(static_cast<const Base*>(this));
-    return py::type::handle_of(self)(self.attr("dtype")).template cast<std::shared_ptr<Carrier>>();
+    return released_with_gil(std::move(made), "releasing a carrier made by new_like");
   }
 
   DLPackInfo dlpack_info() const override {

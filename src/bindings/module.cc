@@ -28,6 +28,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_ops(m);
   strideweave::bindings::bind_autograd(m);
+  strideweave::bindings::bind_move_node(m);
   strideweave::bindings::bind_dlpack(m);
   strideweave::bindings::bind_testing(m);
   strideweave::bindings::register_exit_hook();

@@ -3,11 +3,13 @@
 #include <exception>
 #include <memory>
 
+#include "class_map.h"
 #include "describe.h"
 #include "gil.h"
 #include "move.h"
 #include "python_exception.h"
 #include "self_arg.h"
+#include "strideweave/move/move_node.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
 
@@ -124,6 +126,40 @@ void bind_move_request(py::module_& m) {
       },
       py::arg("tensor"), py::arg("destination"),
       "move_async(tensor, destination).wait(): blocks until the move's terminal outcome.");
+}
+
+void bind_move_node(py::module_& m) {
+  py::class_<MoveNode, autograd::Node, py::smart_holder>(m, "MoveNode", R"doc(
+The autograd node of a differentiable move: the autograd_ctx of its result.
+
+It saved what its backward needs: source_class, source_layout, source_version
+and route (the captured reverse route's id, or its move operation class's name).
+apply(cotangent) is that backward: the gradient of the moved Tensor, in fresh
+storage of source_class (see docs/movement.md "Autograd").
+)doc")
+      .def_property_readonly("source_class",
+                             [](const MoveNode& n) { return class_for(n.source_class()); })
+      .def_property_readonly("source_layout", getter<&MoveNode::source_layout>())
+      .def_property_readonly("source_version", getter<&MoveNode::source_version>())
+      .def_property_readonly("route", getter<&MoveNode::route>())
+      .def(
+          "apply",
+          [](MoveNode& n, py::handle cotangent) {
+            if (!py::isinstance<Tensor>(cotangent)) {
+              throw TypeError("move: the cotangent " + describe_object(cotangent) +
+                              " is not a Tensor");
+            }
+            auto given = cotangent.cast<std::shared_ptr<Tensor>>();
+            auto gradients = without_gil([&] { return n.apply(given); });
+            py::tuple out(gradients.size());
+            for (std::size_t i = 0; i < gradients.size(); ++i) {
+              out[i] = py::cast(std::const_pointer_cast<Tensor>(gradients[i]));
+            }
+            return out;
+          },
+          py::arg("cotangent"),
+          "The gradients of the move's input given the cotangent of its result: a tuple of "
+          "one Tensor.");
 }
 
 }  // namespace strideweave::bindings

@@ -1,5 +1,5 @@
 // Binding of the movement request path (spec/interop-movement): move_async,
-// move, AwaitResult and AwaitMove.
+// move, AwaitResult and AwaitMove, and the move's autograd node.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -7,5 +7,9 @@
 namespace strideweave::bindings {
 
 void bind_move_request(pybind11::module_& m);
+
+// MoveNode, the autograd node of a differentiable move; after bind_autograd
+// (its base class Node).
+void bind_move_node(pybind11::module_& m);
 
 }  // namespace strideweave::bindings

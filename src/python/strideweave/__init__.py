@@ -7,7 +7,14 @@ and ``strideweave.tensors`` (core-tensor-representation),
 ``strideweave.autograd`` (autograd).
 """
 
-from strideweave.autograd import AccumulateGrad, Node, enable_grad, is_grad_enabled, no_grad
+from strideweave.autograd import (
+    AccumulateGrad,
+    MoveNode,
+    Node,
+    enable_grad,
+    is_grad_enabled,
+    no_grad,
+)
 from strideweave.carriers import (
     CPU,
     Carrier,
@@ -67,6 +74,7 @@ __all__ = [
     "Generic",
     "Int32",
     "Layout",
+    "MoveNode",
     "MoveOperation",
     "Node",
     "Tensor",

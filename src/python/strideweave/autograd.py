@@ -13,9 +13,9 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-from strideweave._core import AccumulateGrad, Node, _set_grad_enabled, is_grad_enabled
+from strideweave._core import AccumulateGrad, MoveNode, Node, _set_grad_enabled, is_grad_enabled
 
-__all__ = ["AccumulateGrad", "Node", "enable_grad", "is_grad_enabled", "no_grad"]
+__all__ = ["AccumulateGrad", "MoveNode", "Node", "enable_grad", "is_grad_enabled", "no_grad"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

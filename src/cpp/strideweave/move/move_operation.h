@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/class_descriptor.h"
+#include "strideweave/ops/operation.h"
 #include "strideweave/tensor/tensor.h"
 
 namespace strideweave {
@@ -35,18 +37,21 @@ struct MoveTransfer {
   Lease* destination_lease = nullptr;    // the request's private write path to destination
 };
 
-class MoveOperation {
+// An Operation (ops/operation.h) whose forward is its copy hook, run by a move
+// request, and whose backward is the MoveNode that request records.
+class MoveOperation : public ops::Operation {
  public:
   MoveOperation() = default;
-  virtual ~MoveOperation();
-  MoveOperation(const MoveOperation&) = delete;
-  MoveOperation& operator=(const MoveOperation&) = delete;
+  ~MoveOperation() override;
 
   // The descriptor of the root class of all move operations.
   static const ClassDescriptor& static_class();
 
   // The descriptor of this object's exact class.
   virtual const ClassDescriptor& operation_class() const { return static_class(); }
+
+  // The exact class's name.
+  std::string name() const override { return operation_class().name(); }
 
   // Checks that this operation supports moving from a carrier of exact class
   // `source_class` to one of exact class `destination_class`: a pinned side

@@ -6,8 +6,10 @@
 #include <string>
 #include <utility>
 
+#include "strideweave/autograd/grad_mode.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/legacy_registry.h"
+#include "strideweave/move/move_node.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -97,19 +99,28 @@ const Subtensor& validate_move_source(const Tensor& tensor) {
 
 std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor> tensor,
                                                    std::shared_ptr<Carrier> destination,
-                                                   const OperationFactory& make_operation) {
+                                                   const OperationFactory& make_operation,
+                                                   const MoveRoute* route_given) {
   const Subtensor& source = validate_move_source(*tensor);
   validate_destination(*source.carrier, *destination, tensor->dtype());
 
   std::shared_ptr<MoveRequest> request(new MoveRequest());
+  const ClassDescriptor& source_class = source.carrier->carrier_class();
+  const ClassDescriptor& destination_class = destination->carrier_class();
   const MoveRoute route =
-      resolve_move_route(source.carrier->carrier_class(), destination->carrier_class());
+      route_given != nullptr ? *route_given : resolve_move_route(source_class, destination_class);
   request->route_ = route;
   std::shared_ptr<MoveOperation> operation;
   if (route.route == nullptr) {
     operation = make_operation(*route.operation);
-    operation->check_pair(source.carrier->carrier_class(), destination->carrier_class());
+    operation->check_pair(source_class, destination_class);
   }
+  if (autograd::is_grad_enabled() && tensor->requires_grad()) {
+    request->node_ = std::make_shared<MoveNode>(
+        tensor->gradient_edge(), source.carrier, source.layout, destination,
+        capture_reverse_route(source_class, destination_class), make_operation);
+  }
+  const autograd::GradModeGuard provider_records_nothing(false);
 
   const int64_t cosize = source.layout.size() == 0 ? 0 : source.layout.cosize();
   const int64_t slots = destination->slots();
@@ -162,6 +173,7 @@ void MoveRequest::run() noexcept {
     const Lease::Admission admitted = destination_lease_->admit();
     StartingRequest starting{this, &transfer_, outcome, reported};
     const StartingScope scope(starting);
+    const autograd::GradModeGuard provider_records_nothing(false);
     prepared_->start(transfer_, done);
   } catch (...) {
     if (!reported) {
@@ -200,6 +212,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
       destination_lease_->end();
       source_lease_->release();
       prepared_.reset();
+      if (node_ != nullptr) transfer_.output->set_grad_fn(std::move(node_));
       completion_.succeed(transfer_.output);
       return;
     } catch (...) {

@@ -15,8 +15,10 @@
 //      (TypeError), the route (resolve_move_route: a definition's
 //      TransferRoute, a move operation class instantiated through
 //      `make_operation`, or NotImplementedError) pinning a class the pair
-//      does not match (TypeError naming the operation), a destination with
-//      fewer slots than the layout's cosize that is not empty (ValueError;
+//      does not match (TypeError naming the operation), under grad mode for
+//      a source that requires grad the reverse route (capture_reverse_route:
+//      NotImplementedError naming both classes), a destination with fewer
+//      slots than the layout's cosize that is not empty (ValueError;
 //      allocation is refused later by a class that does not support it);
 //   3. route preparation: a TransferRoute's provider prepare()s the request,
 //      which passed the whole table, and may refuse it by throwing;
@@ -25,6 +27,8 @@
 //      lease; the output Tensor (destination, offset 0, the source layout);
 //   6. submission: the prepared transfer starts inline (before initiate
 //      returns) or on the process pool (runs_on_worker()).
+// A route provider's prepare and the transfer run with grad mode off: a
+// provider's operations record no node.
 // A failure in 1-6 ends the pins taken and changes nothing else, except that
 // a failure to submit leaves an empty destination allocated (zeroed, its
 // version incremented once by the allocation): allocation happens only after
@@ -37,7 +41,8 @@
 //   success: the destination's pin ends and its version increments by
 //     exactly one (the move's writes count as one mutation, also when there
 //     were none), the source is released through its lease (its version
-//     unchanged), then success is recorded with the output Tensor;
+//     unchanged), a differentiable move's MoveNode becomes the output's
+//     producing node, then success is recorded with the output Tensor;
 //   failure: both pins end (the destination's version increments once when
 //     the transfer wrote it, its slots then unspecified; the source is live
 //     with its values and version), then the exception is recorded.
@@ -53,6 +58,7 @@
 #include <optional>
 #include <string>
 
+#include "strideweave/autograd/node.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/completion.h"
@@ -67,10 +73,12 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   // An instance of a move operation class (the binding makes Python ones).
   using OperationFactory = std::function<std::shared_ptr<MoveOperation>(const ClassDescriptor&)>;
 
-  // See the file comment.
+  // See the file comment. `route`, when given, replaces the resolution of
+  // the pair's route (a move node's captured reverse route).
   static std::shared_ptr<MoveRequest> initiate(std::shared_ptr<const Tensor> tensor,
                                                std::shared_ptr<Carrier> destination,
-                                               const OperationFactory& make_operation);
+                                               const OperationFactory& make_operation,
+                                               const MoveRoute* route = nullptr);
 
   const Completion<Result>& completion() const noexcept { return completion_; }
 
@@ -96,6 +104,7 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   MoveTransfer transfer_;
   std::optional<Lease> source_lease_;
   std::optional<Lease> destination_lease_;
+  std::shared_ptr<autograd::Node> node_;  // attached to the output at a successful commit
   std::atomic<bool> committed_{false};
   Completion<Result> completion_;
 };
