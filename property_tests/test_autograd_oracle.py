@@ -59,6 +59,9 @@ LEAF_SIZE = 48  # the first leaf's size bound; broadcasts grow a graph to BROADC
 BROADCAST_SIZE = 192
 SCALARS = st.sampled_from([2, -1, 0.5, 3, -1.5, 0, 0.25, 1])
 UNIT_ROUNDOFF = 2.0**-24
+# The operations returning views, whose nodes save no input values: a carrier viewed
+# only through them may be released (moved) before backward.
+VIEWS = ("broadcast_to", "index")
 
 # Per-test example counts: three quarters of the loaded profile's (ci: 200, about 60 ms
 # an example), so the module stays well within a minute on CI's two cores; the thorough
@@ -155,9 +158,16 @@ def draw_leaf(data: st.DataObject, graph: Graph, shape: S.IntTuple, requires_gra
 
 
 def add_result(graph: Graph, op: str, inputs: tuple, arg: object, result: sw.Tensor) -> int:
+    """Appends the node of ``result``; checks a math result is fresh, publicly mutable CPU
+    storage under the canonical layout at offset 0 (checked now: a later move releases
+    it)."""
     for i in inputs:
         if not isinstance(i, Scalar):
             graph.nodes[i].consumers += 1
+            assert result.carrier is not graph.nodes[i].tensor.carrier or op in (*VIEWS, "move")
+    if op not in (*VIEWS, "move"):
+        assert type(result.carrier) is sw.CPU and result.carrier.is_mutable(), op
+        assert result.offset == 0 and result.layout == sw.Layout(result.shape), op
     graph.nodes.append(Node(op, inputs, arg, result, logical_values(result)))
     return len(graph.nodes) - 1
 
@@ -274,11 +284,6 @@ def draw_index(data: st.DataObject, graph: Graph, x: int) -> int:
     result = xt[items]
     assert result.carrier is xt.carrier
     return add_result(graph, "index", (x,), items, result)
-
-
-# Operations whose nodes save no input values: a carrier viewed only through them may be
-# released (moved) before backward.
-VIEWS = ("broadcast_to", "index")
 
 
 def movable(graph: Graph, x: int) -> bool:
@@ -432,10 +437,6 @@ def check_forward(graph: Graph, ref: list[torch.Tensor], bound: list[torch.Tenso
         if node.op == "leaf":
             continue
         operands = [i for i in node.inputs if not isinstance(i, Scalar)]
-        if node.op not in (*VIEWS, "move"):  # fresh, publicly mutable CPU, canonical layout
-            assert type(t.carrier) is sw.CPU and t.offset == 0 and t.is_mutable(), what
-            assert t.layout == sw.Layout(t.shape), f"{what}: layout {t.layout}"
-            assert all(t.carrier is not graph.nodes[i].tensor.carrier for i in operands), what
         assert t.requires_grad is ref[k].requires_grad, what
         assert t.is_leaf is (not ref[k].requires_grad), what
         ctx = t.autograd_ctx
