@@ -303,9 +303,14 @@ def movable(graph: Graph, x: int) -> bool:
     return True
 
 
-def draw_move(data: st.DataObject, graph: Graph, x: int) -> int | None:
-    if not movable(graph, x):
-        return None
+def draw_move(data: st.DataObject, graph: Graph) -> int:
+    """A move of a movable node (the most recent first) into a new carrier of a drawn
+    class; where none is movable, a neg of the last live node keeps the step."""
+    candidates = [i for i in graph.live()[::-1] if movable(graph, i)]
+    if not candidates:
+        x = graph.live()[-1]
+        return add_result(graph, "neg", (x,), None, -graph.nodes[x].tensor)
+    x = data.draw(st.sampled_from(candidates), label="moved")
     xt = graph.nodes[x].tensor
     carrier = xt.carrier
     destination_class = data.draw(st.sampled_from(MOVE_CARRIERS), label="destination")
@@ -322,9 +327,12 @@ def build_graph(data: st.DataObject, moves: bool) -> Graph:
     graph = Graph()
     shape = data.draw(S.shapes(max_size=LEAF_SIZE), label="shape")
     draw_leaf(data, graph, shape, requires_grad=True)
-    ops = ["add", "sub", "mul", "neg", "sum", *VIEWS, *(["move"] * 2 if moves else [])]
+    ops = ["add", "sub", "mul", "neg", "sum", *VIEWS, *(["move"] * 3 if moves else [])]
     for _ in range(data.draw(st.integers(1, MAX_OPERATIONS), label="operations")):
         op = data.draw(st.sampled_from(ops), label="operation")
+        if op == "move":
+            draw_move(data, graph)
+            continue
         x = pick(data, graph, op)
         if op in BINARY:
             draw_binary(data, graph, op, x)
@@ -336,11 +344,8 @@ def build_graph(data: st.DataObject, moves: bool) -> Graph:
             draw_sum(data, graph, x)
         elif op == "broadcast_to":
             draw_broadcast(data, graph, x)
-        elif op == "index":
+        else:
             draw_index(data, graph, x)
-        elif draw_move(data, graph, x) is None:
-            neg = -graph.nodes[x].tensor  # not movable: a neg keeps the step
-            add_result(graph, "neg", (x,), None, neg)
     return graph
 
 
