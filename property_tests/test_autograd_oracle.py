@@ -59,17 +59,20 @@ LEAF_SIZE = 48  # the first leaf's size bound; broadcasts grow a graph to BROADC
 BROADCAST_SIZE = 192
 SCALARS = st.sampled_from([2, -1, 0.5, 3, -1.5, 0, 0.25, 1])
 UNIT_ROUNDOFF = 2.0**-24
+# The operations returning views, whose nodes save no input values: a carrier viewed
+# only through them may be released (moved) before backward.
+VIEWS = ("broadcast_to", "index")
 
 # Per-test example counts: three quarters of the loaded profile's (ci: 200, about 60 ms
 # an example), so the module stays well within a minute on CI's two cores; the thorough
 # profile scales them up.
 EXAMPLES = max(10, settings.default.max_examples * 3 // 4)
 
-BINARY: dict[str, tuple[Callable, Callable[[], Callable]]] = {
-    # name: (operator form, the module function, looked up when used)
-    "add": (operator.add, lambda: sw.add),
-    "sub": (operator.sub, lambda: sw.sub),
-    "mul": (operator.mul, lambda: sw.mul),
+BINARY: dict[str, tuple[Callable, Callable]] = {
+    # name: (operator form, module function)
+    "add": (operator.add, sw.add),
+    "sub": (operator.sub, sw.sub),
+    "mul": (operator.mul, sw.mul),
 }
 
 
@@ -155,9 +158,16 @@ def draw_leaf(data: st.DataObject, graph: Graph, shape: S.IntTuple, requires_gra
 
 
 def add_result(graph: Graph, op: str, inputs: tuple, arg: object, result: sw.Tensor) -> int:
+    """Appends the node of ``result``; checks a math result is fresh, publicly mutable CPU
+    storage under the canonical layout at offset 0 (checked now: a later move releases
+    it)."""
     for i in inputs:
         if not isinstance(i, Scalar):
             graph.nodes[i].consumers += 1
+            assert result.carrier is not graph.nodes[i].tensor.carrier or op in (*VIEWS, "move")
+    if op not in (*VIEWS, "move"):
+        assert type(result.carrier) is sw.CPU and result.carrier.is_mutable(), op
+        assert result.offset == 0 and result.layout == sw.Layout(result.shape), op
     graph.nodes.append(Node(op, inputs, arg, result, logical_values(result)))
     return len(graph.nodes) - 1
 
@@ -171,7 +181,7 @@ def draw_binary(data: st.DataObject, graph: Graph, op: str, x: int) -> int:
     xt = graph.nodes[x].tensor
     kind = data.draw(st.sampled_from(["node", "leaf", "scalar right", "scalar left"]), label=op)
     function = data.draw(st.booleans(), label="module function")
-    apply = BINARY[op][1]() if function else BINARY[op][0]
+    apply = BINARY[op][1] if function else BINARY[op][0]
     if kind.startswith("scalar"):
         c = data.draw(SCALARS, label="scalar")
         if kind == "scalar right":
@@ -276,11 +286,6 @@ def draw_index(data: st.DataObject, graph: Graph, x: int) -> int:
     return add_result(graph, "index", (x,), items, result)
 
 
-# Operations whose nodes save no input values: a carrier viewed only through them may be
-# released (moved) before backward.
-VIEWS = ("broadcast_to", "index")
-
-
 def movable(graph: Graph, x: int) -> bool:
     """Whether moving node ``x`` (which releases its carrier) leaves the graph sound.
 
@@ -298,9 +303,14 @@ def movable(graph: Graph, x: int) -> bool:
     return True
 
 
-def draw_move(data: st.DataObject, graph: Graph, x: int) -> int | None:
-    if not movable(graph, x):
-        return None
+def draw_move(data: st.DataObject, graph: Graph) -> int:
+    """A move of a movable node (the most recent first) into a new carrier of a drawn
+    class; where none is movable, a neg of the last live node keeps the step."""
+    candidates = [i for i in graph.live()[::-1] if movable(graph, i)]
+    if not candidates:
+        x = graph.live()[-1]
+        return add_result(graph, "neg", (x,), None, -graph.nodes[x].tensor)
+    x = data.draw(st.sampled_from(candidates), label="moved")
     xt = graph.nodes[x].tensor
     carrier = xt.carrier
     destination_class = data.draw(st.sampled_from(MOVE_CARRIERS), label="destination")
@@ -317,9 +327,12 @@ def build_graph(data: st.DataObject, moves: bool) -> Graph:
     graph = Graph()
     shape = data.draw(S.shapes(max_size=LEAF_SIZE), label="shape")
     draw_leaf(data, graph, shape, requires_grad=True)
-    ops = ["add", "sub", "mul", "neg", "sum", *VIEWS, *(["move"] * 2 if moves else [])]
+    ops = ["add", "sub", "mul", "neg", "sum", *VIEWS, *(["move"] * 3 if moves else [])]
     for _ in range(data.draw(st.integers(1, MAX_OPERATIONS), label="operations")):
         op = data.draw(st.sampled_from(ops), label="operation")
+        if op == "move":
+            draw_move(data, graph)
+            continue
         x = pick(data, graph, op)
         if op in BINARY:
             draw_binary(data, graph, op, x)
@@ -331,11 +344,8 @@ def build_graph(data: st.DataObject, moves: bool) -> Graph:
             draw_sum(data, graph, x)
         elif op == "broadcast_to":
             draw_broadcast(data, graph, x)
-        elif op == "index":
+        else:
             draw_index(data, graph, x)
-        elif draw_move(data, graph, x) is None:
-            neg = -graph.nodes[x].tensor  # not movable: a neg keeps the step
-            add_result(graph, "neg", (x,), None, neg)
     return graph
 
 
@@ -432,11 +442,6 @@ def check_forward(graph: Graph, ref: list[torch.Tensor], bound: list[torch.Tenso
         if node.op == "leaf":
             continue
         operands = [i for i in node.inputs if not isinstance(i, Scalar)]
-        if node.op not in (*VIEWS, "move"):  # fresh CPU, canonical layout, mutable unless moved
-            assert type(t.carrier) is sw.CPU and t.offset == 0, what
-            assert t.is_mutable() is not node.dead, what
-            assert t.layout == sw.Layout(t.shape), f"{what}: layout {t.layout}"
-            assert all(t.carrier is not graph.nodes[i].tensor.carrier for i in operands), what
         assert t.requires_grad is ref[k].requires_grad, what
         assert t.is_leaf is (not ref[k].requires_grad), what
         ctx = t.autograd_ctx
