@@ -76,8 +76,11 @@ void backward(const std::shared_ptr<const Tensor>& root, std::shared_ptr<const T
   while (!ready.empty()) {
     Pending& p = nodes[ready.back()];
     ready.pop_back();
+    // A node every sender gave no gradient runs no apply; its next nodes still
+    // count it as done.
     const std::vector<std::shared_ptr<const Tensor>> grads =
-        p.node->apply(std::exchange(p.cotangent, nullptr));
+        p.cotangent ? p.node->apply(std::exchange(p.cotangent, nullptr))
+                    : std::vector<std::shared_ptr<const Tensor>>{};
     const std::vector<std::shared_ptr<Node>>& next = p.node->next_nodes();
     for (std::size_t i = 0; i < next.size(); ++i) {
       if (!next[i]) continue;
@@ -86,13 +89,7 @@ void backward(const std::shared_ptr<const Tensor>& root, std::shared_ptr<const T
       if (i < grads.size() && grads[i]) {
         target.cotangent = target.cotangent ? ops::add(target.cotangent, grads[i]) : grads[i];
       }
-      if (--target.dependencies == 0) {
-        if (target.cotangent) {
-          ready.push_back(k);
-        } else if (!retain_graph) {
-          target.node->release_saved();
-        }
-      }
+      if (--target.dependencies == 0) ready.push_back(k);
     }
     if (!retain_graph) p.node->release_saved();
   }

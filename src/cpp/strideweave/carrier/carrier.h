@@ -22,9 +22,10 @@
 // run under the mutex; they must not call back into the carrier or run
 // Python. take_ownership and relinquish hold two carriers' mutexes at once,
 // taken together by std::scoped_lock's deadlock-avoiding algorithm; the only
-// other nesting is a move's copy, which holds its source's mutex while it
+// other nestings are a move's copy, which holds its source's mutex while it
 // writes its destination through Lease::write_locked, both carriers pinned by
-// that move (docs/threading.md).
+// that move, and a binary math operation, which reads its operands under both
+// mutexes taken in carrier-id order (docs/threading.md).
 #pragma once
 
 #include <atomic>

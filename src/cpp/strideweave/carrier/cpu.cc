@@ -50,7 +50,19 @@ CPU::CPU(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Value>
   initialize_slots(count);
 }
 
-std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n) const {
+CPU::CPU(Uninitialized, DType dtype, int64_t n)
+    : Carrier(std::move(dtype), true), itemsize_(cpu_itemsize(this->dtype())) {
+  const int64_t count = initial_slot_count("CPU", n, std::nullopt);
+  buffer_ = allocate_buffer(count, false);
+  published_ = buffer_.get();
+  initialize_slots(count);
+}
+
+std::shared_ptr<CPU> CPU::uninitialized(DType dtype, int64_t n) {
+  return std::shared_ptr<CPU>(new CPU(Uninitialized{}, std::move(dtype), n));
+}
+
+std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n, bool zeroed) const {
   const auto too_big = [&] {
     return ValueError("CPU: " + std::to_string(n) + " slots of " + dtype().name() +
                       " need more bytes than a buffer can hold (at most 2**63 - 1)");
@@ -78,7 +90,7 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n) const {
   }
   auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, size));
   if (p == nullptr) throw cannot();
-  std::memset(p, 0, size);
+  if (zeroed) std::memset(p, 0, size);
   return std::unique_ptr<std::byte, Free>(p, Free{0});
 }
 

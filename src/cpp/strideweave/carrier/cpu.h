@@ -30,6 +30,11 @@ class CPU : public Carrier {
   CPU(DType dtype, std::optional<int64_t> n = std::nullopt,
       std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
 
+  // n slots whose contents are unspecified until written, for a producer that
+  // writes every slot before anything else sees the carrier (an operation's
+  // result): the buffer is not zeroed first. Otherwise as CPU(dtype, n).
+  static std::shared_ptr<CPU> uninitialized(DType dtype, int64_t n);
+
   static const ClassDescriptor& static_class();
   const ClassDescriptor& carrier_class() const override { return static_class(); }
   std::shared_ptr<Carrier> new_like() const override;
@@ -61,8 +66,12 @@ class CPU : public Carrier {
     std::size_t mapped;
     void operator()(std::byte* p) const noexcept;
   };
-  // A zeroed buffer for n slots; never null, even for n == 0.
-  std::unique_ptr<std::byte, Free> allocate_buffer(int64_t n) const;
+  struct Uninitialized {};
+  CPU(Uninitialized, DType dtype, int64_t n);
+
+  // A buffer for n slots, zeroed unless `zeroed` is false; never null, even
+  // for n == 0.
+  std::unique_ptr<std::byte, Free> allocate_buffer(int64_t n, bool zeroed = true) const;
 
   std::size_t itemsize_;
   std::unique_ptr<std::byte, Free> buffer_;

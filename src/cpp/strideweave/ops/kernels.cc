@@ -1,5 +1,6 @@
 #include "strideweave/ops/kernels.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -13,14 +14,16 @@ namespace strideweave::ops {
 
 namespace {
 
-// A fresh result: a CPU carrier under the canonical layout of a shape.
+// A fresh result: a CPU carrier under the canonical layout of a shape, zeroed
+// for kernels that accumulate into it, else left for the kernel to fill.
 struct Fresh {
   std::shared_ptr<CPU> carrier;
   Layout layout;
   int64_t size;
 
-  Fresh(const DType& dtype, const IntTuple& shape)
-      : carrier(std::make_shared<CPU>(dtype, shape_size(shape))),
+  Fresh(const DType& dtype, const IntTuple& shape, bool zeroed = false)
+      : carrier(zeroed ? std::make_shared<CPU>(dtype, shape_size(shape))
+                       : CPU::uninitialized(dtype, shape_size(shape))),
         layout(compact_col_major(shape)),
         size(layout.size()) {}
 
@@ -34,26 +37,65 @@ struct Fresh {
   }
 };
 
+// The items of non-empty `t` (its subtensor `s`) in canonical order, under the
+// carrier lock `reader` stands for: in place when the storage is host memory
+// and the view is canonical-contiguous, else gathered into `scratch`.
+const std::byte* canonical_items(const SlotReader& reader, const Tensor& t, const Subtensor& s,
+                                 const Layout& canonical, std::vector<std::byte>& scratch) {
+  const int64_t n = s.layout.size();
+  if (is_canonical_contiguous(s.layout)) {
+    if (const std::byte* host = reader.host_range(s.offset, n)) return host;
+  }
+  scratch.resize(static_cast<std::size_t>(n) * *t.dtype().itemsize());
+  reader.gather(s.layout, s.offset, scratch.data(), canonical);
+  return scratch.data();
+}
+
 // Calls fn(const std::byte* items) under t's carrier lock with t's elements in
-// canonical order: in place when the storage is host memory and the view is
-// canonical-contiguous, else gathered into `scratch`. fn is not called for an
-// empty tensor (the liveness check still is).
+// canonical order (canonical_items). fn is not called for an empty tensor (the
+// liveness check still is).
 template <class F>
 void with_canonical(const Tensor& t, const Layout& canonical, const char* op,
                     std::vector<std::byte>& scratch, F&& fn) {
   const Subtensor& s = t.subtensor(op);
   s.carrier->read_locked(op, [&](const SlotReader& reader) {
-    const int64_t n = s.layout.size();
-    if (n == 0) return;
-    if (is_canonical_contiguous(s.layout)) {
-      if (const std::byte* host = reader.host_range(s.offset, n)) {
-        fn(host);
-        return;
-      }
-    }
-    scratch.resize(static_cast<std::size_t>(n) * *t.dtype().itemsize());
-    reader.gather(s.layout, s.offset, scratch.data(), canonical);
-    fn(static_cast<const std::byte*>(scratch.data()));
+    if (s.layout.size() != 0) fn(canonical_items(reader, t, s, canonical, scratch));
+  });
+}
+
+// Calls fn(a_items, b_items) with both non-empty operands in canonical order
+// (canonical_items), their carriers locked together: one lock when they share
+// a carrier, else the carrier with the smaller id first. The order keeps two
+// operations on the same pair from deadlocking; a move's copy (the other
+// nesting: source, then destination) cannot close a cycle with it, because a
+// move's destination refuses reads, so its lock is never held here while the
+// other one is awaited (docs/threading.md).
+template <class F>
+void with_both_canonical(const Tensor& a, const Tensor& b, const Layout& canonical, const char* op,
+                         std::vector<std::byte>& scratch_a, std::vector<std::byte>& scratch_b,
+                         F&& fn) {
+  const Subtensor& sa = a.subtensor(op);
+  const Subtensor& sb = b.subtensor(op);
+  const bool empty = sa.layout.size() == 0;
+  if (sa.carrier == sb.carrier) {
+    sa.carrier->read_locked(op, [&](const SlotReader& reader) {
+      if (empty) return;
+      fn(canonical_items(reader, a, sa, canonical, scratch_a),
+         canonical_items(reader, b, sb, canonical, scratch_b));
+    });
+    return;
+  }
+  const bool a_first = sa.carrier->id() < sb.carrier->id();
+  const Subtensor& first = a_first ? sa : sb;
+  const Subtensor& second = a_first ? sb : sa;
+  first.carrier->read_locked(op, [&](const SlotReader& first_reader) {
+    second.carrier->read_locked(op, [&](const SlotReader& second_reader) {
+      if (empty) return;
+      const SlotReader& ra = a_first ? first_reader : second_reader;
+      const SlotReader& rb = a_first ? second_reader : first_reader;
+      fn(canonical_items(ra, a, sa, canonical, scratch_a),
+         canonical_items(rb, b, sb, canonical, scratch_b));
+    });
   });
 }
 
@@ -117,6 +159,27 @@ T constant_as(const Value& c) {
   }
 }
 
+// The sum of in[i * stride] for i < n, in kLanes independent partial sums so
+// that the additions pipeline (and vectorize when stride is 1): in double for
+// Float32, wrapping for Int32.
+template <class T>
+T sum_stretch(const T* in, int64_t n, int64_t stride) {
+  constexpr int64_t kLanes = 8;
+  using Acc = std::conditional_t<std::is_same_v<T, float>, double, uint32_t>;
+  std::array<Acc, kLanes> lanes{};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      lanes[static_cast<std::size_t>(l)] =
+          static_cast<Acc>(lanes[static_cast<std::size_t>(l)] + in[(i + l) * stride]);
+    }
+  }
+  Acc total = 0;
+  for (; i < n; ++i) total = static_cast<Acc>(total + in[i * stride]);
+  for (Acc lane : lanes) total = static_cast<Acc>(total + lane);
+  return static_cast<T>(total);
+}
+
 // One top-level mode per entry: the mode sizes of `shape`.
 std::vector<int64_t> mode_sizes(const IntTuple& shape) {
   if (shape.is_leaf()) return {shape.value()};
@@ -140,18 +203,20 @@ bool is_canonical_contiguous(const Layout& layout) noexcept {
 std::shared_ptr<Tensor> binary_kernel(Arith arith, const Tensor& a, const Tensor& b,
                                       const char* op) {
   Fresh out(a.dtype(), a.shape());
-  std::vector<std::byte> scratch;
+  std::vector<std::byte> scratch_a;
+  std::vector<std::byte> scratch_b;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
     T* o = out.items<T>();
-    const auto n = static_cast<std::size_t>(out.size);
-    with_canonical(a, out.layout, op, scratch,
-                   [&](const std::byte* pa) { std::memcpy(o, pa, n * sizeof(T)); });
+    const int64_t n = out.size;
     by_arith(arith, [&](auto k) {
       using K = decltype(k);
-      with_canonical(b, out.layout, op, scratch, [&](const std::byte* pb) {
-        for (std::size_t i = 0; i < n; ++i) o[i] = K::f(o[i], item<T>(pb, int64_t(i)));
-      });
+      with_both_canonical(a, b, out.layout, op, scratch_a, scratch_b,
+                          [&](const std::byte* pa, const std::byte* pb) {
+                            for (int64_t i = 0; i < n; ++i) {
+                              o[i] = K::f(item<T>(pa, i), item<T>(pb, i));
+                            }
+                          });
     });
   });
   return std::move(out).finish();
@@ -205,7 +270,7 @@ std::shared_ptr<Tensor> copy_kernel(const Tensor& a, const char* op) {
 
 std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& reduced,
                                    const IntTuple& shape, const char* op) {
-  Fresh out(a.dtype(), shape);
+  Fresh out(a.dtype(), shape, true);
   // The input as its top-level modes, column-major; the output strides of the
   // kept modes, 0 for the reduced ones.
   const std::vector<int64_t> sizes = mode_sizes(a.shape());
@@ -230,18 +295,13 @@ std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& red
   std::vector<std::byte> scratch;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    // Float32 sums each innermost stretch in double; Int32 wraps.
-    using Acc = std::conditional_t<std::is_same_v<T, float>, double, uint32_t>;
     T* o = out.items<T>();
     with_canonical(a, compact_col_major(a.shape()), op, scratch, [&](const std::byte* pa) {
       const T* in = reinterpret_cast<const T*>(pa);
       internal_runs::walk_joint(modes, 0, 0,
                                 [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
                                   if (ds == 0) {
-                                    Acc acc = static_cast<Acc>(o[d]);
-                                    for (int64_t i = 0; i < n; ++i)
-                                      acc = static_cast<Acc>(acc + in[s + i * ss]);
-                                    o[d] = static_cast<T>(acc);
+                                    o[d] = Add::f(o[d], sum_stretch(in + s, n, ss));
                                   } else {
                                     for (int64_t i = 0; i < n; ++i)
                                       o[d + i * ds] = Add::f(o[d + i * ds], in[s + i * ss]);

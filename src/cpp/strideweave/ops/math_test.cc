@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "strideweave/autograd/engine.h"
@@ -167,6 +168,27 @@ TEST(autograd__operation_results_are_fresh_canonical_cpu_tensors, requirement) {
   const auto copied = copy(*t);
   EXPECT_TRUE(fresh_canonical(*copied));
   EXPECT_EQ(doubles(*copied), doubles(*t));
+}
+
+TEST(autograd__operation_results_are_fresh_canonical_cpu_tensors,
+     requirement__operands_in_either_order_from_many_threads) {
+  const auto a = tensor_from_values(IntTuple(64), iota_values(64), DType::Float32());
+  const auto b = tensor_from_values(IntTuple(64), iota_values(64), DType::Float32());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) {
+        const auto sum = t % 2 == 0 ? add(a, b) : add(b, a);
+        const std::vector<double> values = doubles(*sum);
+        EXPECT_EQ(values.size(), 64U);
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    for (int i = 0; i < 500; ++i) a->subtensor("t").carrier->write(i % 64, Value{double(i % 64)});
+  });
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(doubles(*add(a, b))[63], 126.0);
 }
 
 }  // namespace
