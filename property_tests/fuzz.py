@@ -174,6 +174,16 @@ FILE_BACKED_CARRIERS = st.one_of(
         lambda dtype, n: _released(sw.FileBacked(dtype, n)), S.CONCRETE_DTYPES, st.integers(0, 6)
     ),
 )
+BLOCK_DEVICE_CARRIERS = st.one_of(
+    st.builds(
+        lambda dtype, n: sw.BlockDeviceCarrier(dtype, n), S.CONCRETE_DTYPES, st.integers(0, 6)
+    ),
+    st.builds(
+        lambda dtype, n: _released(sw.BlockDeviceCarrier(dtype, n)),
+        S.CONCRETE_DTYPES,
+        st.integers(0, 6),
+    ),
+)
 CARRIER_CLASSES = st.sampled_from(
     [sw.CPU.carrier_class, sw.Generic.carrier_class, sw.FileBacked.carrier_class]
 )
@@ -521,6 +531,20 @@ ENTRY_POINTS: dict[str, Target] = {
         keywords=("dtype", "n", "path", "values", "mutable"),
         arbitrary_arguments=False,
     ),
+    # The same, and block sizes that are not powers of two up to 2**23 (ValueError).
+    "BlockDeviceCarrier.__init__": Target(
+        (T, V, M, OS),
+        args(
+            DTYPES,
+            st.one_of(st.none(), INTS),
+            FILE_PATHS,
+            st.one_of(st.none(), INTS, st.sampled_from([1, 512, 4096, 1 << 23, 1 << 24]), ANY),
+            values=st.one_of(TREES, ANY),
+            mutable=ANY,
+        ),
+        keywords=("dtype", "n", "path", "block_size", "values", "mutable"),
+        arbitrary_arguments=False,
+    ),
     # interop-movement: move operation classes and the legacy move registry
     "MoveOperation.__init__": Target((T,)),
     # A classmethod: called on MoveOperation itself (object.__init_subclass__ refuses keywords).
@@ -536,6 +560,8 @@ ENTRY_POINTS: dict[str, Target] = {
     "ElementwiseMoveOperation.__init__": Target((T,)),
     "CpuToFileBackedMoveOperation.__init__": Target((T,)),
     "FileBackedToCpuMoveOperation.__init__": Target((T,)),
+    "CpuToBlockDeviceMoveOperation.__init__": Target((T,)),
+    "BlockDeviceToCpuMoveOperation.__init__": Target((T,)),
     # A definition-backed carrier class is RuntimeError, a registered pair ValueError, an
     # unregistered one KeyError (interop-movement).
     "carriers.move.register_move_operation": Target(
@@ -737,6 +763,7 @@ PROPERTY_READERS = {
     "VersionToken": TOKENS,
     "Carrier": CARRIERS,
     "FileBacked": FILE_BACKED_CARRIERS,
+    "BlockDeviceCarrier": BLOCK_DEVICE_CARRIERS,
     "MoveOperation": OPERATIONS,
     "AwaitResult": HANDLES,
     "MoveNode": MOVE_NODES,

@@ -19,6 +19,8 @@ BUILTIN_PINS = {
     sw.ElementwiseMoveOperation: (None, None),
     sw.CpuToFileBackedMoveOperation: (sw.CPU, sw.FileBacked),
     sw.FileBackedToCpuMoveOperation: (sw.FileBacked, sw.CPU),
+    sw.CpuToBlockDeviceMoveOperation: (sw.CPU, sw.BlockDeviceCarrier),
+    sw.BlockDeviceToCpuMoveOperation: (sw.BlockDeviceCarrier, sw.CPU),
 }
 
 

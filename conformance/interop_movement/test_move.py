@@ -80,6 +80,10 @@ def expect_moved(result, source, destination, values, layout, *, slots, version)
         (sw.FileBacked, sw.CPU),
         (sw.Generic, sw.FileBacked),
         (sw.FileBacked, sw.FileBacked),
+        (sw.CPU, sw.BlockDeviceCarrier),
+        (sw.BlockDeviceCarrier, sw.CPU),
+        (sw.Generic, sw.BlockDeviceCarrier),
+        (sw.BlockDeviceCarrier, sw.FileBacked),
     ],
 )
 def test_move_and_release_the_source(name, source_class, destination_class):
@@ -105,7 +109,9 @@ def test_move_between_python_subclasses():
 
 
 @pytest.mark.spec(f"{MOVE}/allocate-an-empty-destination", f"{MOVE}#4", f"{MOVE}#5")
-@pytest.mark.parametrize("destination_class", [sw.CPU, sw.Generic, sw.FileBacked])
+@pytest.mark.parametrize(
+    "destination_class", [sw.CPU, sw.Generic, sw.FileBacked, sw.BlockDeviceCarrier]
+)
 def test_allocate_an_empty_destination(destination_class):
     t = source_tensor(sw.CPU, offset=4)
     source, values = t.carrier, t.tolist()

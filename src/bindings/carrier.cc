@@ -1,4 +1,4 @@
-// Python binding of spec/carrier-storage: Carrier, Generic, CPU, FileBacked,
+// Python binding of spec/carrier-storage: Carrier, Generic, CPU, FileBacked, BlockDeviceCarrier,
 // ClassDescriptor and version tokens.
 //
 // Exact classes (class_map.h): every built-in Python class is registered
@@ -24,6 +24,7 @@
 #include "gil.h"
 #include "int_convert.h"
 #include "self_arg.h"
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/builtins.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
@@ -396,6 +397,15 @@ void bind_carriers(py::module_& m) {
       "at release and at exit.",
       py::arg("path") = py::none())
       .def_property_readonly("path", getter<&FileBacked::path>());
+  bind_builtin<BlockDeviceCarrier, std::optional<std::filesystem::path>, std::optional<int64_t>>(
+      m, "BlockDeviceCarrier",
+      "Slots on a file or block device in whole aligned blocks (O_DIRECT, else buffered); "
+      "path=None makes a temporary file removed at release and at exit.",
+      py::arg("path") = py::none(), py::arg("block_size") = py::none())
+      .def_property_readonly("path", getter<&BlockDeviceCarrier::path>())
+      .def_property_readonly("direct_io", getter<&BlockDeviceCarrier::direct_io>())
+      .def_property_readonly("block_size", getter<&BlockDeviceCarrier::io_block_size>())
+      .def_property_readonly("alignment", getter<&BlockDeviceCarrier::io_alignment>());
 
   require_registered(builtin_carrier_classes());
   m.def(

@@ -188,7 +188,15 @@ void bind_definitions(py::module_& m) {
           "layout", [](const TransferRequest& r) { return r.tensor->subtensor("move").layout; })
       .def_property_readonly("offset", [](const TransferRequest& r) { return r.offset; })
       .def_property_readonly("element_count",
-                             [](const TransferRequest& r) { return r.element_count; });
+                             [](const TransferRequest& r) { return r.element_count; })
+      .def_property_readonly("source_alignment",
+                             [](const TransferRequest& r) { return r.source_alignment; })
+      .def_property_readonly("source_block_size",
+                             [](const TransferRequest& r) { return r.source_block_size; })
+      .def_property_readonly("destination_alignment",
+                             [](const TransferRequest& r) { return r.destination_alignment; })
+      .def_property_readonly("destination_block_size",
+                             [](const TransferRequest& r) { return r.destination_block_size; });
 
   py::class_<TransferProvider, PyTransferProvider, py::smart_holder>(
       m, "TransferProvider",

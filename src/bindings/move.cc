@@ -1,6 +1,7 @@
 // Python binding of spec/interop-movement's move-operation classes and legacy
 // move registry: MoveOperation (subclassable), ElementwiseMoveOperation,
-// CpuToFileBackedMoveOperation, FileBackedToCpuMoveOperation, and
+// CpuToFileBackedMoveOperation, FileBackedToCpuMoveOperation,
+// CpuToBlockDeviceMoveOperation, BlockDeviceToCpuMoveOperation, and
 // register_move_operation, unregister_move_operation, dispatch_move (the
 // strideweave.carriers.move module adds registered_move_operation).
 //
@@ -247,6 +248,12 @@ void bind_move(py::module_& m) {
       m, "CpuToFileBackedMoveOperation", "The built-in move operation of (CPU, FileBacked).");
   bind_operation_class<FileBackedToCpuMoveOperation, MoveOperation>(
       m, "FileBackedToCpuMoveOperation", "The built-in move operation of (FileBacked, CPU).");
+  bind_operation_class<CpuToBlockDeviceMoveOperation, MoveOperation>(
+      m, "CpuToBlockDeviceMoveOperation",
+      "The built-in move operation of (CPU, BlockDeviceCarrier).");
+  bind_operation_class<BlockDeviceToCpuMoveOperation, MoveOperation>(
+      m, "BlockDeviceToCpuMoveOperation",
+      "The built-in move operation of (BlockDeviceCarrier, CPU).");
   require_registered(builtin_move_operation_classes());
 
   m.def(

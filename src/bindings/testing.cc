@@ -10,6 +10,7 @@
 #include "class_map.h"
 #include "gil.h"
 #include "python_exception.h"
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/move_operation.h"
@@ -180,6 +181,13 @@ void bind_testing(py::module_& m) {
         py::arg("scoped"),
         "Nanoseconds per iteration of a C++ loop opening an OperationScope over (tensor, "
         "tensor) when scoped, or of the same loop without it (bench/profiling.py).");
+  t.def("refuse_direct_io", &refuse_direct_io_for_testing, py::arg("refuse"),
+        "While True, BlockDeviceCarrier treats O_DIRECT as refused (EINVAL) when it opens "
+        "storage, so the buffered fallback runs on any file system.");
+  t.def("fail_next_sync", &fail_next_sync_for_testing, py::arg("errno"),
+        "The next fdatasync of a BlockDeviceCarrier fails with this errno (0 disarms).");
+  t.def("block_device_syncs", &syncs_for_testing,
+        "How many fdatasync calls of BlockDeviceCarriers succeeded.");
   t.def("clear_move_faults", &clear_move_faults,
         "Disarms every stage; returns how many armed faults never fired.");
 }

@@ -1,5 +1,6 @@
 #include "strideweave/carrier/builtins.h"
 
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
@@ -12,6 +13,7 @@ std::span<const ClassDescriptor* const> builtin_carrier_classes() {
       &CPU::static_class(),
       &Generic::static_class(),
       &FileBacked::static_class(),
+      &BlockDeviceCarrier::static_class(),
   };
   return classes;
 }

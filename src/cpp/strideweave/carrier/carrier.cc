@@ -442,6 +442,13 @@ void Lease::mark_written() {
   pinned.mark_pin_written(pin_id_);
 }
 
+void Lease::sync() {
+  Carrier& pinned = carrier();
+  std::lock_guard lock(pinned.mu_);
+  pinned.require_live_locked(operation_.c_str());
+  pinned.do_sync();
+}
+
 Lease::Admission::Admission(const Carrier* carrier, uint64_t pin_id) {
   admitted_pins.emplace_back(carrier, pin_id);
 }

@@ -234,6 +234,14 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // The DLPack opt-in hook. The default throws BufferError naming the class.
   virtual DLPackInfo dlpack_info() const;
 
+  // The I/O constraints of the storage (spec/carrier-storage, surfaced to
+  // providers through TransferRequest): the byte alignment a host buffer
+  // handed to its I/O needs, and the bytes of one block (its I/O covers whole
+  // blocks at block-aligned file offsets). 1 and 1 for storage without a
+  // constraint (the default).
+  virtual int64_t io_alignment() const { return 1; }
+  virtual int64_t io_block_size() const { return 1; }
+
  protected:
   Carrier(DType dtype, bool mutable_);
 
@@ -244,6 +252,11 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual void do_allocate(int64_t n) = 0;
   virtual void do_release() = 0;
   virtual bool supports_allocation() const { return true; }
+
+  // Makes every slot written so far durable on the storage (Lease::sync);
+  // called with the mutex held on a live carrier. The default does nothing
+  // (storage without durability). Throws OSError naming the storage on failure.
+  virtual void do_sync() {}
 
   // Range hooks: slots [first, first + count), count > 0, in native encoding
   // (only called for a dtype with an item size) or as element values.
@@ -450,6 +463,12 @@ class Lease {
   // value of the destination). Throws RuntimeError naming the operation once
   // the lease has ended.
   void mark_written();
+
+  // Makes the pinned carrier's slots durable (Carrier::do_sync, under its
+  // mutex): a move calls it before its terminal commit. Throws RuntimeError
+  // naming the operation once the lease has ended or the carrier is
+  // released, and the storage's OSError.
+  void sync();
 
   // Marks the calling thread as acting for this lease until destroyed (see
   // the class comment). Admissions nest; each must be destroyed on the thread

@@ -5,13 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <limits>
-#include <mutex>
 #include <string>
-#include <system_error>
-#include <unordered_map>
 
+#include "strideweave/carrier/temporary_file.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -25,70 +21,6 @@ std::size_t file_itemsize(const DType& dtype) {
                     ": it has no item size");
   }
   return *size;
-}
-
-std::string quoted(const std::filesystem::path& path) { return "'" + path.string() + "'"; }
-
-// OSError for the errno `error` of a call on `path`: "<what> <path>: <reason>".
-[[noreturn]] void throw_os_error(int error, const std::filesystem::path& path,
-                                 const std::string& what) {
-  throw OSError(error, path.string(),
-                what + " " + quoted(path) + ": " + std::generic_category().message(error));
-}
-
-// The temporary files of live FileBacked carriers, each with the process that
-// created it. An atexit hook, registered with the first file, removes the
-// files this process created; a forked child never removes its parent's.
-class TemporaryFiles {
- public:
-  static TemporaryFiles& instance() {
-    static auto* files = new TemporaryFiles();  // never destroyed: the atexit hook uses it
-    return *files;
-  }
-
-  void add(const std::string& path) {
-    std::lock_guard lock(mu_);
-    paths_.emplace(path, ::getpid());
-  }
-
-  // Forgets `path` and removes the file when this process created it.
-  void remove(const std::string& path) {
-    std::lock_guard lock(mu_);
-    const auto it = paths_.find(path);
-    if (it == paths_.end()) return;
-    if (it->second == ::getpid()) ::unlink(path.c_str());
-    paths_.erase(it);
-  }
-
- private:
-  TemporaryFiles() {
-    std::atexit([] { instance().remove_all(); });
-  }
-
-  void remove_all() noexcept {
-    std::lock_guard lock(mu_);
-    for (const auto& [path, pid] : paths_) {
-      if (pid == ::getpid()) ::unlink(path.c_str());
-    }
-    paths_.clear();
-  }
-
-  std::mutex mu_;
-  std::unordered_map<std::string, pid_t> paths_;
-};
-
-// A new temporary file in $TMPDIR (else /tmp), registered for removal; its
-// descriptor is stored in `fd`.
-std::filesystem::path make_temporary(int& fd) {
-  const char* dir = std::getenv("TMPDIR");
-  std::filesystem::path pattern =
-      std::filesystem::path(dir != nullptr && *dir != '\0' ? dir : "/tmp") /
-      "strideweave-filebacked-XXXXXX";
-  std::string name = pattern.string();
-  fd = ::mkostemp(name.data(), O_CLOEXEC);
-  if (fd < 0) throw_os_error(errno, pattern, "FileBacked: cannot create a temporary file");
-  TemporaryFiles::instance().add(name);
-  return name;
 }
 
 // The bytes of n slots as a file offset; ValueError when they do not fit one.
@@ -131,7 +63,7 @@ FileBacked::FileBacked(DType dtype, std::optional<int64_t> n,
     fd_ = ::open(path_.c_str(), flags, 0666);
     if (fd_ < 0) throw_os_error(errno, path_, "FileBacked: cannot open");
   } else {
-    path_ = make_temporary(fd_);
+    path_ = make_temporary_file("FileBacked", temporary_directory(), "filebacked", fd_);
     temporary_ = true;
   }
   try {
@@ -171,7 +103,7 @@ void FileBacked::close_file() noexcept {
   if (fd_ < 0) return;
   ::close(fd_);
   fd_ = -1;
-  if (temporary_) TemporaryFiles::instance().remove(path_.string());
+  if (temporary_) remove_temporary_file(path_);
 }
 
 void FileBacked::resize(int64_t n) const {

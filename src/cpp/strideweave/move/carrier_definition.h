@@ -25,8 +25,10 @@ struct TransferRoute;
 // One move as a route's provider sees it in TransferProvider::prepare():
 // validated (the move_async table), sized, its route resolved; not yet pinned,
 // allocated or submitted. The provider reads the constraints it cares about
-// from here: dtype, layout, offset, element_count, and the carriers'
-// devices, resources and alignment from the carriers themselves.
+// from here: dtype, layout, offset, element_count, each carrier's I/O
+// alignment and block size (Carrier::io_alignment, io_block_size: 1 for
+// storage without a constraint), and the carriers' devices and resources
+// from the carriers themselves.
 struct TransferRequest {
   const TransferRoute* route = nullptr;  // the route being prepared
   std::shared_ptr<const Tensor> tensor;  // the Tensor being moved, as supplied
@@ -34,6 +36,10 @@ struct TransferRequest {
   std::shared_ptr<Carrier> destination;  // the receiving carrier, as supplied
   int64_t offset = 0;                    // the Tensor's offset into source
   int64_t element_count = 0;             // the layout's cosize: the slots to transfer
+  int64_t source_alignment = 1;          // source->io_alignment()
+  int64_t source_block_size = 1;         // source->io_block_size()
+  int64_t destination_alignment = 1;     // destination->io_alignment()
+  int64_t destination_block_size = 1;    // destination->io_block_size()
 };
 
 // Reports the outcome of one prepared transfer to its move, once: nullptr

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/move/move_operation.h"
@@ -24,6 +25,10 @@ LegacyMoveRegistry& LegacyMoveRegistry::global() {
                  CpuToFileBackedMoveOperation::static_class());
     created->add(FileBacked::static_class(), CPU::static_class(),
                  FileBackedToCpuMoveOperation::static_class());
+    created->add(CPU::static_class(), BlockDeviceCarrier::static_class(),
+                 CpuToBlockDeviceMoveOperation::static_class());
+    created->add(BlockDeviceCarrier::static_class(), CPU::static_class(),
+                 BlockDeviceToCpuMoveOperation::static_class());
     return *created;
   }();
   return registry;

@@ -19,9 +19,10 @@
 //
 // global() is the process-global registry of the Python API, created with
 // the built-in entries before its first caller: CpuToFileBackedMoveOperation
-// for (CPU, FileBacked) and FileBackedToCpuMoveOperation for (FileBacked,
-// CPU). Every other pair, (CPU, CPU) included, has no entry and dispatches
-// to ElementwiseMoveOperation.
+// for (CPU, FileBacked), FileBackedToCpuMoveOperation for (FileBacked,
+// CPU), CpuToBlockDeviceMoveOperation for (CPU, BlockDeviceCarrier) and
+// BlockDeviceToCpuMoveOperation for (BlockDeviceCarrier, CPU). Every other pair, (CPU, CPU)
+// included, has no entry and dispatches to ElementwiseMoveOperation.
 //
 // Thread safety: every member may be called from any thread; calls are
 // serialized by the registry's mutex, which is never held while anything

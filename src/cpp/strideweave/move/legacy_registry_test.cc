@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
@@ -133,6 +134,9 @@ TEST(interop_movement__move_registration_is_explicit_validated_and_process_globa
   const ClassDescriptor& file = FileBacked::static_class();
   EXPECT_EQ(global.find(cpu, file), &CpuToFileBackedMoveOperation::static_class());
   EXPECT_EQ(global.find(file, cpu), &FileBackedToCpuMoveOperation::static_class());
+  const ClassDescriptor& block = BlockDeviceCarrier::static_class();
+  EXPECT_EQ(global.find(cpu, block), &CpuToBlockDeviceMoveOperation::static_class());
+  EXPECT_EQ(global.find(block, cpu), &BlockDeviceToCpuMoveOperation::static_class());
   EXPECT_EQ(&LegacyMoveRegistry::global(), &global);
 }
 
@@ -140,11 +144,14 @@ TEST(interop_movement__move_registration_is_explicit_validated_and_process_globa
   const LegacyMoveRegistry& global = LegacyMoveRegistry::global();
   const ClassDescriptor& elementwise = ElementwiseMoveOperation::static_class();
   const ClassDescriptor* classes[] = {&CPU::static_class(), &Generic::static_class(),
-                                      &FileBacked::static_class()};
+                                      &FileBacked::static_class(),
+                                      &BlockDeviceCarrier::static_class()};
   for (const ClassDescriptor* source : classes) {
     for (const ClassDescriptor* destination : classes) {
-      const bool builtin = (source == &CPU::static_class() && destination == classes[2]) ||
-                           (source == classes[2] && destination == &CPU::static_class());
+      const bool stored = source == classes[2] || source == classes[3] ||
+                          destination == classes[2] || destination == classes[3];
+      const bool builtin =
+          stored && (source == &CPU::static_class() || destination == &CPU::static_class());
       if (!builtin) {
         EXPECT_EQ(&global.dispatch(*source, *destination), &elementwise)
             << source->name() << " -> " << destination->name();

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/layout/runs.h"
@@ -128,6 +129,10 @@ void CpuToFileBackedMoveOperation::copy(const MoveTransfer& transfer) { copy_spa
 
 void FileBackedToCpuMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
 
+void CpuToBlockDeviceMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
+
+void BlockDeviceToCpuMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
+
 const ClassDescriptor& ElementwiseMoveOperation::static_class() {
   static const ClassDescriptor& descriptor = builtin_operation_class(
       "ElementwiseMoveOperation", &MoveOperation::static_class(), nullptr, nullptr);
@@ -145,6 +150,20 @@ const ClassDescriptor& FileBackedToCpuMoveOperation::static_class() {
   static const ClassDescriptor& descriptor =
       builtin_operation_class("FileBackedToCpuMoveOperation", &MoveOperation::static_class(),
                               &FileBacked::static_class(), &CPU::static_class());
+  return descriptor;
+}
+
+const ClassDescriptor& CpuToBlockDeviceMoveOperation::static_class() {
+  static const ClassDescriptor& descriptor =
+      builtin_operation_class("CpuToBlockDeviceMoveOperation", &MoveOperation::static_class(),
+                              &CPU::static_class(), &BlockDeviceCarrier::static_class());
+  return descriptor;
+}
+
+const ClassDescriptor& BlockDeviceToCpuMoveOperation::static_class() {
+  static const ClassDescriptor& descriptor =
+      builtin_operation_class("BlockDeviceToCpuMoveOperation", &MoveOperation::static_class(),
+                              &BlockDeviceCarrier::static_class(), &CPU::static_class());
   return descriptor;
 }
 
@@ -167,6 +186,8 @@ constexpr BuiltinOperation kBuiltinOperations[] = {
     {&ElementwiseMoveOperation::static_class, &make_operation<ElementwiseMoveOperation>},
     {&CpuToFileBackedMoveOperation::static_class, &make_operation<CpuToFileBackedMoveOperation>},
     {&FileBackedToCpuMoveOperation::static_class, &make_operation<FileBackedToCpuMoveOperation>},
+    {&CpuToBlockDeviceMoveOperation::static_class, &make_operation<CpuToBlockDeviceMoveOperation>},
+    {&BlockDeviceToCpuMoveOperation::static_class, &make_operation<BlockDeviceToCpuMoveOperation>},
 };
 
 }  // namespace

@@ -4,7 +4,9 @@
 //
 // MoveOperation is the root; the built-ins are ElementwiseMoveOperation
 // (unpinned: any pair), CpuToFileBackedMoveOperation (pinned CPU ->
-// FileBacked) and FileBackedToCpuMoveOperation (pinned FileBacked -> CPU).
+// FileBacked), FileBackedToCpuMoveOperation (pinned FileBacked -> CPU),
+// CpuToBlockDeviceMoveOperation (pinned CPU -> BlockDeviceCarrier) and
+// BlockDeviceToCpuMoveOperation (pinned BlockDeviceCarrier -> CPU).
 // Each class has one static ClassDescriptor, created on first use and never
 // destroyed (worker threads may still name it while the process exits); a
 // Python subclass's instance reports the descriptor the binding created for
@@ -118,6 +120,33 @@ class FileBackedToCpuMoveOperation : public MoveOperation {
   // Reads the complete physical span [offset, offset + cosize) of the file,
   // holes included, with one pread straight into the CPU destination's buffer
   // (source lock, then the destination's through its lease).
+  void copy(const MoveTransfer& transfer) override;
+  bool runs_on_worker() const override { return true; }
+};
+
+// The built-in operation for (CPU, BlockDeviceCarrier).
+class CpuToBlockDeviceMoveOperation : public MoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+  // Writes the complete physical span [offset, offset + cosize) of the CPU
+  // source, holes included, with one range write from its buffer (whole
+  // aligned blocks, read-modify-write at a partial last block); the move
+  // syncs the destination before its terminal commit.
+  void copy(const MoveTransfer& transfer) override;
+  bool runs_on_worker() const override { return true; }
+};
+
+// The built-in operation for (BlockDeviceCarrier, CPU).
+class BlockDeviceToCpuMoveOperation : public MoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+  // Reads the complete physical span [offset, offset + cosize) of the
+  // storage, holes included, with one range read straight into the CPU
+  // destination's buffer.
   void copy(const MoveTransfer& transfer) override;
   bool runs_on_worker() const override { return true; }
 };

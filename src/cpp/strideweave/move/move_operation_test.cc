@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
@@ -36,7 +37,7 @@ TEST(MoveOperation, builtin_descriptors_form_one_hierarchy) {
   EXPECT_EQ(root.parent(), nullptr);
   EXPECT_EQ(root.kind(), DescriptorKind::kMoveOperation);
   const auto builtins = builtin_move_operation_classes();
-  ASSERT_EQ(builtins.size(), 4u);
+  ASSERT_EQ(builtins.size(), 6u);
   EXPECT_EQ(builtins[0], &root);
   for (const ClassDescriptor* builtin : builtins.subspan(1)) {
     EXPECT_EQ(builtin->parent(), &root) << builtin->name();
@@ -45,6 +46,8 @@ TEST(MoveOperation, builtin_descriptors_form_one_hierarchy) {
   EXPECT_EQ(ElementwiseMoveOperation::static_class().name(), "ElementwiseMoveOperation");
   EXPECT_EQ(CpuToFileBackedMoveOperation::static_class().name(), "CpuToFileBackedMoveOperation");
   EXPECT_EQ(FileBackedToCpuMoveOperation::static_class().name(), "FileBackedToCpuMoveOperation");
+  EXPECT_EQ(CpuToBlockDeviceMoveOperation::static_class().name(), "CpuToBlockDeviceMoveOperation");
+  EXPECT_EQ(BlockDeviceToCpuMoveOperation::static_class().name(), "BlockDeviceToCpuMoveOperation");
   // Created once: every call names the same descriptor.
   EXPECT_EQ(&ElementwiseMoveOperation::static_class(), builtins[1]);
 }
@@ -61,6 +64,13 @@ TEST(MoveOperation, builtins_pin_their_pairs) {
             &FileBacked::static_class());
   EXPECT_EQ(FileBackedToCpuMoveOperation::static_class().pinned_destination(),
             &CPU::static_class());
+  EXPECT_EQ(CpuToBlockDeviceMoveOperation::static_class().pinned_source(), &CPU::static_class());
+  EXPECT_EQ(CpuToBlockDeviceMoveOperation::static_class().pinned_destination(),
+            &BlockDeviceCarrier::static_class());
+  EXPECT_EQ(BlockDeviceToCpuMoveOperation::static_class().pinned_source(),
+            &BlockDeviceCarrier::static_class());
+  EXPECT_EQ(BlockDeviceToCpuMoveOperation::static_class().pinned_destination(),
+            &CPU::static_class());
 }
 
 TEST(MoveOperation, instances_report_their_exact_class) {
@@ -71,6 +81,10 @@ TEST(MoveOperation, instances_report_their_exact_class) {
             &CpuToFileBackedMoveOperation::static_class());
   EXPECT_EQ(&FileBackedToCpuMoveOperation().operation_class(),
             &FileBackedToCpuMoveOperation::static_class());
+  EXPECT_EQ(&CpuToBlockDeviceMoveOperation().operation_class(),
+            &CpuToBlockDeviceMoveOperation::static_class());
+  EXPECT_EQ(&BlockDeviceToCpuMoveOperation().operation_class(),
+            &BlockDeviceToCpuMoveOperation::static_class());
 }
 
 TEST(MoveOperation, an_unpinned_operation_accepts_any_pair) {

@@ -136,7 +136,9 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
 
   if (route.route != nullptr) {
     request->prepared_ = route.route->provider->prepare(
-        TransferRequest{route.route, tensor, source.carrier, destination, source.offset, cosize});
+        TransferRequest{route.route, tensor, source.carrier, destination, source.offset, cosize,
+                        source.carrier->io_alignment(), source.carrier->io_block_size(),
+                        destination->io_alignment(), destination->io_block_size()});
     if (request->prepared_ == nullptr) {
       throw TypeError("move: " + request->transfer_name() + " prepared nothing");
     }
@@ -207,6 +209,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
     try {
       fault_point(MoveStage::kCompletion);
       validate_result();
+      destination_lease_->sync();  // durable before the terminal commit publishes it
       fault_point(MoveStage::kResultValidation);
     } catch (...) {
       error = std::current_exception();

@@ -4,9 +4,12 @@ is ``strideweave.carriers.move``)."""
 
 from strideweave._core import (
     CPU,
+    BlockDeviceCarrier,
+    BlockDeviceToCpuMoveOperation,
     Carrier,
     CarrierDefinition,
     ClassDescriptor,
+    CpuToBlockDeviceMoveOperation,
     CpuToFileBackedMoveOperation,
     ElementwiseMoveOperation,
     FileBacked,
@@ -22,9 +25,12 @@ from strideweave._core import (
 
 __all__ = [
     "CPU",
+    "BlockDeviceCarrier",
+    "BlockDeviceToCpuMoveOperation",
     "Carrier",
     "CarrierDefinition",
     "ClassDescriptor",
+    "CpuToBlockDeviceMoveOperation",
     "CpuToFileBackedMoveOperation",
     "ElementwiseMoveOperation",
     "FileBacked",

@@ -3,10 +3,12 @@ validated, and process-global").
 
 One process-global registry maps exact (source carrier class, destination carrier class)
 pairs to MoveOperation subclasses; it starts with the built-in entries
-CpuToFileBackedMoveOperation for (CPU, FileBacked) and FileBackedToCpuMoveOperation for
-(FileBacked, CPU), and every pair without an entry dispatches to
-ElementwiseMoveOperation. Entries match by exact class only: an entry never applies to a
-subclass of either class. Every call seals the carrier classes it names definition-free.
+CpuToFileBackedMoveOperation for (CPU, FileBacked), FileBackedToCpuMoveOperation for
+(FileBacked, CPU), CpuToBlockDeviceMoveOperation for (CPU, BlockDeviceCarrier) and
+BlockDeviceToCpuMoveOperation for (BlockDeviceCarrier, CPU), and every pair without an
+entry dispatches to ElementwiseMoveOperation. Entries match by exact class only: an entry
+never applies to a subclass of either class. Every call seals the carrier classes it names
+definition-free.
 """
 
 from __future__ import annotations
