@@ -1,7 +1,8 @@
 """interop-movement properties: for any layout (nested, holes, stride zero, extents 0 and
-1), any offset and any ordered pair of Generic, CPU, FileBacked and Python-subclass
-carriers, a move preserves every logical value and the exact layout, and releases
-exactly the source; with a fault injected at any stage (on those pairs, a registered
+1), any offset and any ordered pair of Generic, CPU, FileBacked, BlockDeviceCarrier and
+Python-subclass carriers, a move preserves every logical value and the exact layout, and
+releases exactly the source; CPU to BlockDeviceCarrier and back carries the whole physical
+span, holes included; with a fault injected at any stage (on those pairs, a registered
 Python _copy and definition-backed routes), nothing changes."""
 
 from __future__ import annotations
@@ -42,7 +43,22 @@ class PyFileBacked(sw.FileBacked):
     pass
 
 
-MOVE_CARRIERS = st.sampled_from([sw.Generic, sw.CPU, sw.FileBacked, PyCPU, PyGeneric, PyFileBacked])
+class PyBlockDevice(sw.BlockDeviceCarrier):
+    pass
+
+
+MOVE_CARRIERS = st.sampled_from(
+    [
+        sw.Generic,
+        sw.CPU,
+        sw.FileBacked,
+        sw.BlockDeviceCarrier,
+        PyCPU,
+        PyGeneric,
+        PyFileBacked,
+        PyBlockDevice,
+    ]
+)
 # The exact pairs with a bulk route: it writes the span with one range write, which
 # counts as the pin's one mutation even when the span is empty.
 
@@ -76,6 +92,41 @@ def test_a_move_preserves_values_and_layout_and_releases_the_source(
     assert destination.version == version + 1  # one mutation, whatever the route wrote
     assert source.is_released and source.pinned_by is None
     assert source.version == source_version
+
+
+BLOCK = "carrier-storage/blockdevicecarrier-stores-slots-in-aligned-blocks"
+ALIGN = "carrier-storage/transfer-requests-report-the-carriers-i-o-alignment"
+
+
+@pytest.mark.spec(f"{ALIGN}#2", f"{BLOCK}#6", f"{BLOCK}#12")
+@given(
+    t=S.tensors(carrier_classes=st.just(sw.CPU)),
+    block_size=st.sampled_from([None, 4096, 8192]),
+    buffered=st.booleans(),
+)
+def test_cpu_to_block_device_and_back_carries_the_whole_span(t, block_size, buffered):
+    """For any layout and offset: the built-in operations move the physical span [offset,
+    offset + cosize) of the CPU source, holes included, through whole aligned blocks, and
+    each move into the BlockDeviceCarrier syncs it once before it completes."""
+    values, layout = t.tolist(), t.layout
+    cosize = layout.cosize if layout.size else 0
+    span = t.carrier.read_range(t.offset, cosize)
+    _testing.refuse_direct_io(buffered)
+    try:
+        block = sw.BlockDeviceCarrier(t.dtype, block_size=block_size)
+    finally:
+        _testing.refuse_direct_io(False)
+    if buffered:
+        assert not block.direct_io and block.alignment == 1
+    syncs = _testing.block_device_syncs()
+    on_block = sw.move(t, block)
+    assert _testing.block_device_syncs() == syncs + 1
+    assert on_block.layout == layout and on_block.tolist() == values
+    assert block.slots == cosize and block.tolist() == span
+    back = sw.move(on_block, sw.CPU(t.dtype))
+    assert back.layout == layout and back.tolist() == values
+    assert back.carrier.tolist() == span
+    assert block.is_released
 
 
 class FailingSource(sw.Generic):
