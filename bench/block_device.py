@@ -8,6 +8,7 @@ on the ratio StrideWeave / anchor:
 |-----------------------|--------------------------------|--------------------------------|--------|
 | CPU to BlockDevice    | ``sw.move(t, b)`` (1)          | ``a.tofile(f)``, ``os.fsync``  | <= 1.0 |
 | BlockDevice to CPU    | ``sw.move(t, sw.CPU(..))`` (2) | ``np.fromfile(path)``          | <= 1.0 |
+| the same, cold (4)    | as above                       | ``np.fromfile``, evicted file  | <= 1.0 |
 | same, buffered (3)    | as above                       | as above                       | none   |
 | CPU to FileBacked     | ``sw.move(t, f)``              | ``a.tofile(f)``, ``os.fsync``  | none   |
 | FileBacked to CPU     | ``sw.move(t, sw.CPU(..))`` (2) | ``np.fromfile(path)``          | none   |
@@ -22,6 +23,9 @@ bypasses the page cache: a BlockDevice read goes to the device every time while
 ``np.fromfile`` of a file it just read is served from memory, so the read row compares
 the device against the page cache. (3) The two block rows again on the buffered fallback
 (``direct_io`` False, forced by the private test hook ``_testing.refuse_direct_io``).
+(4) The anchor reads a file whose cached pages were dropped before the call
+(``os.posix_fadvise(..., POSIX_FADV_DONTNEED)``, outside the timed region), so both sides
+read the device.
 
 A move releases its source, so each call moves a fresh source built before the timed run
 (``benchlib.consuming_row``); timing and ratios follow benchlib. Nothing here asserts a
@@ -69,6 +73,17 @@ def tofile_fsync(values: np.ndarray, path: Path) -> None:
         os.fsync(f.fileno())
 
 
+def evicted(path: Path) -> Path:
+    """``path`` after dropping its pages from the page cache (it is clean: synced)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    return path
+
+
 def cases(directory: Path, values: np.ndarray) -> list[Case]:
     numpy_written = directory / "numpy.f32"
     source = directory / "source.f32"
@@ -112,6 +127,18 @@ def cases(directory: Path, values: np.ndarray) -> list[Case]:
                 target,
             )
         )
+        if make is sw.BlockDeviceCarrier:
+            out.append(
+                (
+                    f"{name} to CPU, cold anchor",
+                    (opened, lambda t: sw.move(t, sw.CPU(sw.Float32))),
+                    (
+                        lambda n: [evicted(source) for _ in range(n)],
+                        lambda path: np.fromfile(path, np.float32),
+                    ),
+                    target,
+                )
+            )
     return out
 
 
