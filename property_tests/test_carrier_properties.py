@@ -71,3 +71,57 @@ def test_a_file_backed_tensor_reads_what_cpu_reads(t):
     assert sw.tensor(t).tolist() == on_cpu.tolist()
     assert np.fromfile(t.carrier.path, NUMPY[t.dtype]).tolist() == values
     assert t.carrier.version == 0
+
+
+BLOCK = "carrier-storage/blockdevicecarrier-stores-slots-in-aligned-blocks"
+
+
+@pytest.mark.spec(f"{BLOCK}#1", f"{BLOCK}#6")
+@given(S.tensors(carrier_classes=st.just(sw.BlockDeviceCarrier)))
+def test_a_block_device_tensor_reads_what_cpu_reads(t):
+    """The span walker reads a BlockDeviceCarrier (one range call per run, each cut into
+    whole blocks) into the same values as the same slots on CPU, for any layout and
+    offset; the file holds the slots from byte 0."""
+    values = t.carrier.tolist()
+    on_cpu = sw.Tensor(sw.CPU(t.dtype, values=values), t.layout, t.offset)
+    assert t.tolist() == on_cpu.tolist()
+    assert sw.tensor(t).tolist() == on_cpu.tolist()
+    assert np.fromfile(t.carrier.path, NUMPY[t.dtype], count=len(values)).tolist() == values
+    assert t.carrier.version == 0
+
+
+@pytest.mark.spec(f"{BLOCK}#6")
+@given(
+    st.sampled_from([sw.Int32, sw.Float32, sw.Bool]),
+    st.integers(1, 9000),
+    st.sampled_from([None, 4096, 8192]),
+    st.booleans(),
+    st.data(),
+)
+def test_block_device_writes_at_any_offset_keep_every_other_slot(
+    dtype, n, block_size, buffered, data
+):
+    """Writes of any range, from host memory at any alignment, change exactly their slots:
+    partial blocks are read, patched and written back."""
+    np_dtype = NUMPY[dtype]
+    sw._core._testing.refuse_direct_io(buffered)
+    try:
+        c = sw.BlockDeviceCarrier(dtype, n, block_size=block_size)
+    finally:
+        sw._core._testing.refuse_direct_io(False)
+    expected = np.zeros(n, np_dtype)
+    for _ in range(data.draw(st.integers(1, 4))):
+        first = data.draw(st.integers(0, n - 1))
+        count = data.draw(st.integers(1, n - first))
+        shift = data.draw(st.sampled_from([0, 1, 3, 64]))
+        raw = bytearray(count * expected.itemsize + shift)
+        chunk = np.frombuffer(raw, np_dtype, count=count, offset=shift)
+        chunk[:] = (
+            (np.arange(first, first + count) * 7 + 1) % 2
+            if dtype == sw.Bool
+            else (np.arange(first, first + count) * 7 + 1)
+        )
+        c.write_range(first, chunk)
+        expected[first : first + count] = chunk
+        assert np.array_equal(c.read_range(0, n, out=np.empty(n, np_dtype)), expected)
+    assert c.path.stat().st_size % c.block_size == 0
