@@ -234,6 +234,18 @@ def test_reject_a_bad_block_size(tmp_path, tmpdir_env, block_size):
 
 
 @pytest.mark.spec(f"{REQ}#7")
+@pytest.mark.parametrize(
+    ("block_size", "error"),
+    [(True, TypeError), (4096.0, TypeError), ("4096", TypeError), (2**70, ValueError)],
+)
+def test_block_size_is_an_integer(tmp_path, block_size, error):
+    path = tmp_path / "typed.f32"
+    with pytest.raises(error, match="BlockDeviceCarrier: block_size"):
+        sw.BlockDeviceCarrier(sw.Float32, 4, path, block_size)
+    assert not path.exists()
+
+
+@pytest.mark.spec(f"{REQ}#7")
 def test_a_direct_block_size_below_the_offset_alignment_is_refused(tmp_path):
     if not accepts_o_direct(tmp_path):
         pytest.skip(f"{tmp_path}'s file system refuses O_DIRECT")

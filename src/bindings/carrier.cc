@@ -205,6 +205,12 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
+// BlockDeviceCarrier's block_size: None or an integer in int64.
+std::optional<int64_t> block_size_arg(py::handle block_size) {
+  if (block_size.is_none()) return std::nullopt;
+  return to_int64(block_size, "BlockDeviceCarrier: block_size");
+}
+
 // Binds a built-in carrier class constructed as
 // Cls(dtype, n=None, <more>..., *, values=None, mutable=True): `More` are the
 // C++ types of the class's own parameters between n and values, `more` their
@@ -397,12 +403,24 @@ void bind_carriers(py::module_& m) {
       "at release and at exit.",
       py::arg("path") = py::none())
       .def_property_readonly("path", getter<&FileBacked::path>());
-  bind_builtin<BlockDeviceCarrier, std::optional<std::filesystem::path>, std::optional<int64_t>>(
+  CarrierPyClass<BlockDeviceCarrier> block_device = bind_carrier_class<BlockDeviceCarrier>(
       m, "BlockDeviceCarrier",
       "Slots on a file or block device in whole aligned blocks (O_DIRECT, else buffered); "
-      "path=None makes a temporary file removed at release and at exit.",
-      py::arg("path") = py::none(), py::arg("block_size") = py::none())
-      .def_property_readonly("path", getter<&BlockDeviceCarrier::path>())
+      "path=None makes a temporary file removed at release and at exit.");
+  // bind_builtin's signature with block_size after path, converted like n.
+  def_carrier_init<BlockDeviceCarrier, py::handle, py::handle, std::optional<std::filesystem::path>,
+                   py::handle, py::object, bool>(
+      block_device,
+      [](py::handle dtype, py::handle n, std::optional<std::filesystem::path> path,
+         py::handle block_size, py::object values, bool mutable_) {
+        return std::make_tuple(require_dtype(dtype, "BlockDeviceCarrier"),
+                               slot_count(n, "BlockDeviceCarrier"), std::move(path),
+                               block_size_arg(block_size), optional_values(values), mutable_);
+      },
+      py::arg("dtype"), py::arg("n") = py::none(), py::arg("path") = py::none(),
+      py::arg("block_size") = py::none(), py::kw_only(), py::arg("values") = py::none(),
+      py::arg("mutable") = true);
+  block_device.def_property_readonly("path", getter<&BlockDeviceCarrier::path>())
       .def_property_readonly("direct_io", getter<&BlockDeviceCarrier::direct_io>())
       .def_property_readonly("block_size", getter<&BlockDeviceCarrier::io_block_size>())
       .def_property_readonly("alignment", getter<&BlockDeviceCarrier::io_alignment>());
