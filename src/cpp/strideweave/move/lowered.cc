@@ -93,6 +93,7 @@ void lowered_transfer(MoveOperation& operation, const std::string& name,
                               Tensor::make(destination, Layout(IntTuple(count)), 0), count,
                               &destination_lease};
   run_copy_hook(operation, transfer);
+  destination_lease.sync();
 }
 
 }  // namespace strideweave

@@ -39,7 +39,8 @@ std::shared_ptr<MoveOperation> lowered_operation(const char* purpose,
 // `destination` with `operation`'s copy hook (run_copy_hook) on the calling
 // thread. Pins the source (readable) and the destination (for writing) for
 // `name`, allocates an empty destination to `count` slots through its lease,
-// runs the hook and ends both pins: the destination's version increments by
+// runs the hook, makes the destination durable (Lease::sync, as a move's
+// commit does) and ends both pins: the destination's version increments by
 // one when anything wrote it (an allocation or the hook), the source's never. Passes the fault
 // stages kAllocation and kCopy (inject_move_fault). Throws ValueError when the carriers' dtypes
 // differ, the source window leaves its slots, or a destination with slots
