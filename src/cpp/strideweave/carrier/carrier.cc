@@ -307,11 +307,22 @@ VersionToken Carrier::version_token() const {
   return VersionToken(weak_from_this(), id_, version_.load());
 }
 
-void Carrier::release() {
+void Carrier::release() { release_via(WritePath{}); }
+
+void Carrier::release_via(const WritePath& path) {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
   if (released_) return;
   if (pin_id_ != 0) {
     throw RuntimeError("release of " + label() + ", which is pinned by " + pinned_by_);
+  }
+  owner = owner_.lock();
+  if (path.kind == WritePath::Kind::kPublic && owner) {
+    throw RuntimeError("release of " + label() + ", which is owned by " + owner->label());
+  }
+  if (path.kind == WritePath::Kind::kOwner && owner.get() != path.owner) {
+    throw RuntimeError("release through the owner path of " + path.owner->label() + " of " +
+                       label() + ", which it no longer owns");
   }
   do_release();
   released_ = true;
@@ -489,6 +500,10 @@ void OwnerPath::write_range(int64_t first, std::span<const std::byte> in) {
 void OwnerPath::write_range_values(int64_t first, std::span<const Value> values) {
   owned_->write_range_values_via(path(), first, values);
 }
+
+void OwnerPath::allocate(int64_t n) { owned_->allocate_via(path(), n); }
+
+void OwnerPath::release() { owned_->release_via(path()); }
 
 std::shared_ptr<Carrier> Carrier::owner() const {
   std::lock_guard lock(mu_);

@@ -175,7 +175,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // Relinquishes the storage (freeing what the carrier owns) and marks the
   // carrier released. Idempotent on a released carrier; never changes the
   // version. Throws RuntimeError naming the carrier and the operation holding
-  // the pin while pinned (the carrier then stays live).
+  // the pin while pinned, and naming the carrier and its owner while owned
+  // (its owner releases it through its owner path); the carrier then stays
+  // live.
   void release();
   bool is_released() const;
 
@@ -298,6 +300,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void write_range_via(const WritePath& path, int64_t first, std::span<const std::byte> in);
   void write_range_values_via(const WritePath& path, int64_t first, std::span<const Value> values);
   void allocate_via(const WritePath& path, int64_t n);
+  void release_via(const WritePath& path);
   void end_pin(uint64_t pin_id) noexcept;
   void release_pinned(uint64_t pin_id);
   void mark_pin_written(uint64_t pin_id);
@@ -485,6 +488,12 @@ class OwnerPath {
   void write(int64_t slot, const Value& value);
   void write_range(int64_t first, std::span<const std::byte> in);
   void write_range_values(int64_t first, std::span<const Value> values);
+  // Carrier::allocate through the path, with its errors.
+  void allocate(int64_t n);
+  // Carrier::release through the path: idempotent on a released carrier;
+  // throws RuntimeError naming the carrier and the operation holding the pin
+  // while pinned, and when the owner no longer owns it. The ownership stays.
+  void release();
 
  private:
   friend class Carrier;
