@@ -96,8 +96,14 @@ def _released(c: sw.Carrier) -> sw.Carrier:
     return c
 
 
+# Owners of the "owned" tiers, kept alive for the whole session (an owner that dies ends
+# its ownership).
+OWNERS: list[sw.Carrier] = []
+
+
 def _owned(c: sw.Carrier) -> sw.Carrier:
-    sw.Generic(sw.Float32, 1).take_ownership(c)
+    OWNERS.append(sw.Generic(sw.Float32, 1))
+    OWNERS[-1].take_ownership(c)
     return c
 
 

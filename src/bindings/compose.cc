@@ -12,6 +12,7 @@
 #include "describe.h"
 #include "gil.h"
 #include "self_arg.h"
+#include "strideweave/compose/builtins.h"
 #include "strideweave/compose/evictable.h"
 #include "strideweave/util/error.h"
 
@@ -56,8 +57,7 @@ void bind_compose(py::module_& m) {
            "Moves the values into the slow tier and frees the fast tier; nothing when evicted.")
       .def("promote", &Evictable::promote, self_not_none, py::call_guard<py::gil_scoped_release>(),
            "Moves the values back into the fast tier; nothing when resident.");
-  static const ClassDescriptor* const builtins[] = {&Evictable::static_class()};
-  require_registered(builtins);
+  require_registered(builtin_composite_carrier_classes());
 }
 
 }  // namespace strideweave::bindings
