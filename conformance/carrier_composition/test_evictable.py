@@ -68,6 +68,20 @@ def test_construct_over_cpu_and_filebacked():
     assert slow.slots == 0  # allocated at the first eviction
 
 
+@pytest.mark.spec(f"{OWNS}#6")
+@pytest.mark.parametrize("evicted", [False, True])
+def test_refuse_to_relinquish_a_tier(evicted):
+    e = evictable()
+    if evicted:
+        e.evict()
+    for tier in (e.fast, e.slow):
+        with refused(RuntimeError, label(e), label(tier), carriers=[e, tier]):
+            e.relinquish(tier)
+        assert tier.owner is e
+    with refused(ValueError, "does not own", carriers=[e]):
+        e.relinquish(sw.CPU(sw.Float32))
+
+
 @pytest.mark.spec(f"{OWNS}#4")
 def test_tiers_are_read_only_properties():
     e = evictable()

@@ -532,13 +532,21 @@ void Carrier::take_ownership(Carrier& other) {
   owned_carriers_.push_back(other.shared_from_this());
 }
 
-void Carrier::relinquish(Carrier& other) {
+void Carrier::relinquish(Carrier& other) { relinquish_via(other, true); }
+
+void Carrier::relinquish_owned(Carrier& other) { relinquish_via(other, false); }
+
+void Carrier::relinquish_via(Carrier& other, bool is_public) {
   std::scoped_lock lock(mu_, other.mu_);
   const auto it =
       std::find_if(owned_carriers_.begin(), owned_carriers_.end(),
                    [&](const std::shared_ptr<Carrier>& c) { return c.get() == &other; });
   if (it == owned_carriers_.end()) {
     throw ValueError(label() + " does not own " + other.label());
+  }
+  if (is_public && keeps_owned_carriers()) {
+    throw RuntimeError(label() + " keeps " + other.label() +
+                       ", one of its parts: only it ends that ownership");
   }
   other.owner_.reset();
   other.owned_ = false;

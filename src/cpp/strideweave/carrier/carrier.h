@@ -226,7 +226,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // this carrier, RuntimeError when it is released, pinned or already owned.
   void take_ownership(Carrier& other);
 
-  // Ends this carrier's ownership of `other`; ValueError if it does not own it.
+  // Ends this carrier's ownership of `other`; ValueError if it does not own it,
+  // then RuntimeError naming both when this carrier keeps what it owns (a
+  // composite, whose parts hold its values: keeps_owned_carriers()).
   void relinquish(Carrier& other);
 
   // A new, empty, publicly mutable, unowned carrier of the same exact class
@@ -261,6 +263,14 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
 
   // For subclass constructors: set the initial slot count without a version bump.
   void initialize_slots(int64_t n);
+
+  // Whether the public relinquish() refuses to end this carrier's ownership
+  // of what it owns (a composite's parts); the default refuses nothing.
+  virtual bool keeps_owned_carriers() const { return false; }
+
+  // relinquish() without that refusal: a composite ending the ownership of a
+  // part it replaced.
+  void relinquish_owned(Carrier& other);
 
   // Throws RuntimeError naming this carrier when it is released. Caller holds mu_.
   void require_live_locked(const char* operation) const;
@@ -301,6 +311,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void write_range_values_via(const WritePath& path, int64_t first, std::span<const Value> values);
   void allocate_via(const WritePath& path, int64_t n);
   void release_via(const WritePath& path);
+  void relinquish_via(Carrier& other, bool is_public);
   void end_pin(uint64_t pin_id) noexcept;
   void release_pinned(uint64_t pin_id);
   void mark_pin_written(uint64_t pin_id);

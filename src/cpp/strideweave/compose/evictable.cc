@@ -81,7 +81,7 @@ std::shared_ptr<Evictable> Evictable::make(std::shared_ptr<Carrier> fast,
   try {
     made->take_ownership(*slow);
   } catch (...) {
-    made->relinquish(*fast);
+    made->relinquish_owned(*fast);
     throw;
   }
   return made;
@@ -152,10 +152,10 @@ void Evictable::evict() {
     fast_ = replacement;
     residency_ = Residency::kEvicted;
   } catch (...) {
-    relinquish(*replacement);
+    relinquish_owned(*replacement);
     throw;
   }
-  relinquish(*fast);
+  relinquish_owned(*fast);
 }
 
 void Evictable::promote() {

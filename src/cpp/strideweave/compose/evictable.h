@@ -101,6 +101,8 @@ class Evictable final : public Carrier {
   void do_write_range(int64_t first, int64_t count, const std::byte* in) override;
   void do_read_values(int64_t first, int64_t count, Value* out) const override;
   void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
+  // The tiers hold the values: relinquish() of a tier is refused.
+  bool keeps_owned_carriers() const override { return true; }
 
  private:
   // The tier holding the values now. Caller holds mu_.
