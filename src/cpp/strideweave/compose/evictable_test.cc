@@ -55,6 +55,17 @@ TEST(carrier_composition__evictable_takes_ownership_of_two_checked_tiers,
   EXPECT_NE(refused.find("owned by " + e->label()), std::string::npos) << refused;
 }
 
+TEST(carrier_composition__evictable_takes_ownership_of_two_checked_tiers,
+     clause6__refuse_to_relinquish_a_tier) {
+  auto fast = cpu({1});
+  auto e = Evictable::make(fast, file());
+  const std::string kept = message_of<RuntimeError>([&] { e->relinquish(*fast); });
+  EXPECT_NE(kept.find(e->label()), std::string::npos) << kept;
+  EXPECT_NE(kept.find(fast->label()), std::string::npos) << kept;
+  EXPECT_EQ(fast->owner(), e);
+  EXPECT_THROW(e->relinquish(*cpu({2})), ValueError);
+}
+
 TEST(carrier_composition__evictable_takes_ownership_of_two_checked_tiers, refuse_an_unusable_tier) {
   auto fast = cpu({1, 2});
   auto slow = std::make_shared<CPU>(DType::Float32(), 3);
