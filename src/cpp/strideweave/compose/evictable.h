@@ -88,7 +88,7 @@ class Evictable final : public Carrier {
   // (the fast tier's slots unspecified).
   void promote();
 
-  // For make() only: Tiers is private.
+  // For make() only: Tiers, make()'s checked arguments, is defined in evictable.cc.
   struct Tiers;
   explicit Evictable(Tiers tiers);
 
