@@ -133,11 +133,33 @@ _FRESH_CARRIERS = st.builds(
     st.integers(0, 6),
     st.booleans(),
 )
+
+
+def _evictable(tiers: tuple[type, type], dtype, n: int, evicted: bool, released: bool):
+    """An Evictable over fresh tiers, resident or evicted, maybe released."""
+    fast_class, slow_class = tiers
+    e = sw.Evictable(fast_class(dtype, n), slow_class(dtype))
+    if evicted:
+        e.evict()
+    if released:
+        e.release()
+    return e
+
+
+EVICTABLES = st.builds(
+    _evictable,
+    st.tuples(S.STORING_CARRIERS, S.STORING_CARRIERS),
+    S.CONCRETE_DTYPES,
+    st.integers(0, 6),
+    st.booleans(),
+    st.booleans(),
+)
 CARRIERS = st.one_of(
     _FRESH_CARRIERS,
     _FRESH_CARRIERS.map(_released),
     _FRESH_CARRIERS.map(_owned),
     st.builds(lambda dtype: sw.Generic(dtype), st.sampled_from([sw.Floating, sw.Any])),
+    EVICTABLES,
 )
 CPU_CARRIERS = st.one_of(
     st.builds(lambda dtype, n: sw.CPU(dtype, n), S.CONCRETE_DTYPES, st.integers(0, 6)),
@@ -545,6 +567,17 @@ ENTRY_POINTS: dict[str, Target] = {
         keywords=("dtype", "n", "path", "block_size", "values", "mutable"),
         arbitrary_arguments=False,
     ),
+    # carrier-composition: a tier that is released, owned, pinned or immutable is
+    # RuntimeError, a slow tier of another size ValueError, another dtype TypeError.
+    "Evictable.__init__": Target(
+        (T, V, R),
+        args(st.one_of(CARRIERS, ANY), st.one_of(CARRIERS, ANY)),
+        keywords=("fast", "slow"),
+    ),
+    # A released or pinned Evictable is RuntimeError; a slow FileBacked that cannot grow
+    # is OSError, a fast tier that cannot be allocated MemoryError.
+    "Evictable.evict": Target((T, R, M, OS), receivers=EVICTABLES),
+    "Evictable.promote": Target((T, R, M, OS), receivers=EVICTABLES),
     # interop-movement: move operation classes and the legacy move registry
     "MoveOperation.__init__": Target((T,)),
     # A classmethod: called on MoveOperation itself (object.__init_subclass__ refuses keywords).
@@ -765,6 +798,7 @@ PROPERTY_READERS = {
     "FileBacked": FILE_BACKED_CARRIERS,
     "BlockDeviceCarrier": BLOCK_DEVICE_CARRIERS,
     "MoveOperation": OPERATIONS,
+    "Evictable": EVICTABLES,
     "AwaitResult": HANDLES,
     "MoveNode": MOVE_NODES,
     "Tensor": GRAPH_TENSORS,

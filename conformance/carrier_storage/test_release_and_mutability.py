@@ -164,3 +164,24 @@ def test_a_subclass_with_another_constructor_overrides_new_like():
 
     like = Sized(sw.Int32, "x").new_like()
     assert type(like) is Sized and like.label == "x"
+
+
+OWNER_PATH = "carrier-storage/an-owner-writes-its-owned-carriers-through-an-owner-path"
+
+
+@pytest.mark.spec(f"{OWNER_PATH}#4")
+@pytest.mark.parametrize("cls", [sw.CPU, sw.Generic, sw.FileBacked])
+def test_public_release_of_an_owned_carrier_is_refused_naming_the_owner(cls):
+    """Only the owner releases what it owns; after relinquishing, release works again."""
+    owner, owned = sw.Generic(sw.Int32, 1), cls(sw.Int32, values=[4, 5])
+    owner.take_ownership(owned)
+    before = (owned.tolist(), owned.version, owned.is_released, owned.slots)
+    with pytest.raises(RuntimeError) as info:
+        owned.release()
+    message = str(info.value)
+    assert f"{cls.carrier_class.name} carrier" in message and "owned by Generic carrier" in message
+    assert (owned.tolist(), owned.version, owned.is_released, owned.slots) == before
+    assert owned.owner is owner
+    owner.relinquish(owned)
+    owned.release()
+    assert owned.is_released and owned.owner is None

@@ -44,29 +44,46 @@ def test_export_a_cpu_tensor():
     assert c.read(2) == 9.0
 
 
-@pytest.mark.spec(f"{REQ}/reject-a-non-exporting-carrier", f"{REQ}#2", f"{REQ}#8", f"{HOOK}#2")
-@pytest.mark.parametrize("dtype", [sw.Float32, sw.Int32])
-@pytest.mark.parametrize("cls", [sw.Generic, sw.FileBacked])
-def test_reject_a_non_exporting_carrier(cls, dtype):
-    """Generic and FileBacked fail every call with the same BufferError naming the class;
-    nothing changed (FileBacked: its file neither).
+def evictable_over_cpu(dtype: sw.DType, values: list, evicted: bool) -> sw.Evictable:
+    e = sw.Evictable(sw.CPU(dtype, values=values), sw.FileBacked(dtype))
+    if evicted:
+        e.evict()
+    return e
 
-    Evictable does not exist yet; Generic and FileBacked stand for every carrier that keeps
-    the default hook.
+
+# The non-exporting carriers of the scenario: Generic, FileBacked, and Evictable (over a
+# CPU fast tier, resident and evicted: it refuses even when its values are in host memory).
+NON_EXPORTING = {
+    "Generic": lambda dtype, values: sw.Generic(dtype, values=values),
+    "FileBacked": lambda dtype, values: sw.FileBacked(dtype, values=values),
+    "Evictable-resident": lambda dtype, values: evictable_over_cpu(dtype, values, False),
+    "Evictable-evicted": lambda dtype, values: evictable_over_cpu(dtype, values, True),
+}
+
+
+@pytest.mark.spec(f"{REQ}/reject-a-non-exporting-carrier", f"{REQ}#2", f"{REQ}#8", f"{HOOK}#2")
+@pytest.mark.spec("carrier-composition/evictable-refuses-dlpack-export#1")
+@pytest.mark.parametrize("dtype", [sw.Float32, sw.Int32])
+@pytest.mark.parametrize("kind", sorted(NON_EXPORTING))
+def test_reject_a_non_exporting_carrier(kind, dtype):
+    """Generic, FileBacked and Evictable fail every call with the same BufferError naming
+    the class; nothing changed (FileBacked: its file neither; Evictable: its tiers neither).
     """
-    name = cls.carrier_class.name
-    t = sw.Tensor(cls(dtype, values=[1, 2, 3]), sw.Layout(3))
+    carrier = NON_EXPORTING[kind](dtype, [1, 2, 3])
+    name = carrier.carrier_class.name
+    t = sw.Tensor(carrier, sw.Layout(3))
     content = t.carrier.tolist()
+    watched = [carrier, carrier.fast, carrier.slow] if kind.startswith("Evictable") else [carrier]
     messages = []
     for call in (t.__dlpack__, *both_calls(t)):
-        with refused(BufferError, name, carriers=[t.carrier]) as info:
+        with refused(BufferError, name, carriers=watched) as info:
             call()
         messages.append(str(info.value))
     assert len(set(messages)) == 1
-    with refused(BufferError, name, carriers=[t.carrier]):
+    with refused(BufferError, name, carriers=watched):
         np.from_dlpack(t)
     assert t.carrier.tolist() == content
-    if cls is sw.FileBacked:
+    if type(carrier) is sw.FileBacked:
         np_dtype = np.float32 if dtype == sw.Float32 else np.int32
         assert np.fromfile(t.carrier.path, np_dtype).tolist() == content
 

@@ -27,6 +27,7 @@ from conformance.interop_movement.movement import (
     refused,
     source_tensor,
 )
+from strideweave._core import _testing
 from strideweave.carriers.move import dispatch_move, registered_move_operation
 
 MOVE = "interop-movement/move-relocates-values-into-a-caller-supplied-carrier"
@@ -300,7 +301,9 @@ class Request:
             owner = sw.Generic(sw.Int32)
             owner.take_ownership(self.source)
             self.keep.append(owner)
-        if 1 in failing:
+        if 1 in failing and 2 in failing:  # only its owner releases an owned carrier
+            _testing.release_owned(owner, self.source)
+        elif 1 in failing:
             self.source.release()
         if DEST_RELEASED in failing:
             self.destination.release()

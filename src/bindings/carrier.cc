@@ -29,6 +29,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/compose/builtins.h"
 #include "strideweave/util/error.h"
 #include "value_convert.h"
 
@@ -430,12 +431,16 @@ void bind_carriers(py::module_& m) {
       "_builtin_carrier_classes",
       [] {
         py::list descriptors;
-        for (const ClassDescriptor* builtin : builtin_carrier_classes()) {
-          descriptors.append(py::cast(builtin, py::return_value_policy::reference));
+        for (const auto& builtins :
+             {builtin_carrier_classes(), builtin_composite_carrier_classes()}) {
+          for (const ClassDescriptor* builtin : builtins) {
+            descriptors.append(py::cast(builtin, py::return_value_policy::reference));
+          }
         }
         return descriptors;
       },
-      "The static descriptors of the core's built-in carrier classes (tests).");
+      "The static descriptors of the core's built-in carrier classes, composites included "
+      "(tests).");
 }
 
 }  // namespace strideweave::bindings

@@ -4,6 +4,7 @@
 
 #include "autograd.h"
 #include "carrier.h"
+#include "compose.h"
 #include "definition.h"
 #include "dlpack.h"
 #include "dtype.h"
@@ -23,6 +24,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_layout(m);
   strideweave::bindings::bind_dtype(m);
   strideweave::bindings::bind_carriers(m);
+  strideweave::bindings::bind_compose(m);
   strideweave::bindings::bind_move(m);
   strideweave::bindings::bind_definitions(m);
   strideweave::bindings::bind_move_request(m);

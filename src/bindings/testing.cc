@@ -144,6 +144,10 @@ void bind_testing(py::module_& m) {
       "Waits until the process-wide pool has run every submitted task.");
   t.def("pool_threads", &process_pool_threads,
         "The number of workers of the process-wide pool (started or to be started).");
+  t.def(
+      "release_owned", [](Carrier& owner, Carrier& owned) { owner.owner_path(owned).release(); },
+      py::arg("owner"), py::arg("owned"), py::call_guard<py::gil_scoped_release>(),
+      "Releases `owned` through the owner path of `owner`, as a composite releases its parts.");
   t.def("call_under_carrier_lock", &call_under_carrier_lock, py::arg("carrier"), py::arg("fn"),
         "Attempts fn() through the GIL helper while holding carrier's lock (refused).");
 

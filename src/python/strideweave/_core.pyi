@@ -4,7 +4,7 @@ import os
 import pathlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any as _Any
-from typing import ClassVar, Literal, SupportsIndex, TypeAlias, TypeVar, overload
+from typing import ClassVar, Literal, SupportsIndex, TypeAlias, TypeVar, final, overload
 from typing import Generic as _Generic
 
 from typing_extensions import Buffer as _Buffer
@@ -199,6 +199,20 @@ class BlockDeviceCarrier(Carrier):
     def block_size(self) -> int: ...
     @property
     def alignment(self) -> int: ...
+
+# -- carrier-composition ---------------------------------------------------------------
+
+@final
+class Evictable(Carrier):
+    def __init__(self, fast: Carrier, slow: Carrier) -> None: ...
+    @property
+    def residency(self) -> Literal["resident", "evicted"]: ...
+    @property
+    def fast(self) -> Carrier: ...
+    @property
+    def slow(self) -> Carrier: ...
+    def evict(self) -> None: ...
+    def promote(self) -> None: ...
 
 # -- interop-movement: move operations and the legacy move registry -------------------
 

@@ -307,11 +307,22 @@ VersionToken Carrier::version_token() const {
   return VersionToken(weak_from_this(), id_, version_.load());
 }
 
-void Carrier::release() {
+void Carrier::release() { release_via(WritePath{}); }
+
+void Carrier::release_via(const WritePath& path) {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
   if (released_) return;
   if (pin_id_ != 0) {
     throw RuntimeError("release of " + label() + ", which is pinned by " + pinned_by_);
+  }
+  owner = owner_.lock();
+  if (path.kind == WritePath::Kind::kPublic && owner) {
+    throw RuntimeError("release of " + label() + ", which is owned by " + owner->label());
+  }
+  if (path.kind == WritePath::Kind::kOwner && owner.get() != path.owner) {
+    throw RuntimeError("release through the owner path of " + path.owner->label() + " of " +
+                       label() + ", which it no longer owns");
   }
   do_release();
   released_ = true;
@@ -497,6 +508,10 @@ void OwnerPath::write_range_values(int64_t first, std::span<const Value> values)
   owned_->write_range_values_via(path(), first, values);
 }
 
+void OwnerPath::allocate(int64_t n) { owned_->allocate_via(path(), n); }
+
+void OwnerPath::release() { owned_->release_via(path()); }
+
 std::shared_ptr<Carrier> Carrier::owner() const {
   std::lock_guard lock(mu_);
   return owner_.lock();
@@ -524,13 +539,21 @@ void Carrier::take_ownership(Carrier& other) {
   owned_carriers_.push_back(other.shared_from_this());
 }
 
-void Carrier::relinquish(Carrier& other) {
+void Carrier::relinquish(Carrier& other) { relinquish_via(other, true); }
+
+void Carrier::relinquish_owned(Carrier& other) { relinquish_via(other, false); }
+
+void Carrier::relinquish_via(Carrier& other, bool is_public) {
   std::scoped_lock lock(mu_, other.mu_);
   const auto it =
       std::find_if(owned_carriers_.begin(), owned_carriers_.end(),
                    [&](const std::shared_ptr<Carrier>& c) { return c.get() == &other; });
   if (it == owned_carriers_.end()) {
     throw ValueError(label() + " does not own " + other.label());
+  }
+  if (is_public && keeps_owned_carriers()) {
+    throw RuntimeError(label() + " keeps " + other.label() +
+                       ", one of its parts: only it ends that ownership");
   }
   other.owner_.reset();
   other.owned_ = false;

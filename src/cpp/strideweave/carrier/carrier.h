@@ -175,7 +175,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // Relinquishes the storage (freeing what the carrier owns) and marks the
   // carrier released. Idempotent on a released carrier; never changes the
   // version. Throws RuntimeError naming the carrier and the operation holding
-  // the pin while pinned (the carrier then stays live).
+  // the pin while pinned, and naming the carrier and its owner while owned
+  // (its owner releases it through its owner path); the carrier then stays
+  // live.
   void release();
   bool is_released() const;
 
@@ -224,7 +226,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // this carrier, RuntimeError when it is released, pinned or already owned.
   void take_ownership(Carrier& other);
 
-  // Ends this carrier's ownership of `other`; ValueError if it does not own it.
+  // Ends this carrier's ownership of `other`; ValueError if it does not own it,
+  // then RuntimeError naming both when this carrier keeps what it owns (a
+  // composite, whose parts hold its values: keeps_owned_carriers()).
   void relinquish(Carrier& other);
 
   // A new, empty, publicly mutable, unowned carrier of the same exact class
@@ -273,6 +277,14 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // For subclass constructors: set the initial slot count without a version bump.
   void initialize_slots(int64_t n);
 
+  // Whether the public relinquish() refuses to end this carrier's ownership
+  // of what it owns (a composite's parts); the default refuses nothing.
+  virtual bool keeps_owned_carriers() const { return false; }
+
+  // relinquish() without that refusal: a composite ending the ownership of a
+  // part it replaced.
+  void relinquish_owned(Carrier& other);
+
   // Throws RuntimeError naming this carrier when it is released. Caller holds mu_.
   void require_live_locked(const char* operation) const;
   // require_live_locked, then the refusal of require_not_being_written.
@@ -311,6 +323,8 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void write_range_via(const WritePath& path, int64_t first, std::span<const std::byte> in);
   void write_range_values_via(const WritePath& path, int64_t first, std::span<const Value> values);
   void allocate_via(const WritePath& path, int64_t n);
+  void release_via(const WritePath& path);
+  void relinquish_via(Carrier& other, bool is_public);
   void end_pin(uint64_t pin_id) noexcept;
   void release_pinned(uint64_t pin_id);
   void mark_pin_written(uint64_t pin_id);
@@ -504,6 +518,12 @@ class OwnerPath {
   void write(int64_t slot, const Value& value);
   void write_range(int64_t first, std::span<const std::byte> in);
   void write_range_values(int64_t first, std::span<const Value> values);
+  // Carrier::allocate through the path, with its errors.
+  void allocate(int64_t n);
+  // Carrier::release through the path: idempotent on a released carrier;
+  // throws RuntimeError naming the carrier and the operation holding the pin
+  // while pinned, and when the owner no longer owns it. The ownership stays.
+  void release();
 
  private:
   friend class Carrier;

@@ -307,10 +307,55 @@ TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
   EXPECT_NE(
       message_of<RuntimeError>([&] { path.write(0, int64_t{1}); }).find("constructed immutable"),
       std::string::npos);
-  frozen->release();
+  path.release();
   EXPECT_NE(message_of<RuntimeError>([&] { path.write(0, int64_t{1}); }).find("released"),
             std::string::npos);
   EXPECT_EQ(frozen->version(), 0u);
+}
+
+TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
+     clause4__only_the_owner_releases_an_owned_carrier) {
+  auto owner = std::make_shared<Generic>(DType::Int32(), 1);
+  auto owned = std::make_shared<CPU>(DType::Int32(), 2);
+  owner->take_ownership(*owned);
+  const std::string refused = message_of<RuntimeError>([&] { owned->release(); });
+  EXPECT_NE(refused.find("release of " + owned->label()), std::string::npos) << refused;
+  EXPECT_NE(refused.find("owned by " + owner->label()), std::string::npos) << refused;
+  EXPECT_FALSE(owned->is_released());
+  EXPECT_EQ(owned->slots(), 2);
+  EXPECT_EQ(owned->owner(), owner);
+  OwnerPath path = owner->owner_path(*owned);
+  {
+    Lease lease = owned->pin("move");
+    const std::string pinned = message_of<RuntimeError>([&] { path.release(); });
+    EXPECT_NE(pinned.find("pinned by move"), std::string::npos) << pinned;
+    EXPECT_FALSE(owned->is_released());
+  }
+  path.release();
+  EXPECT_TRUE(owned->is_released());
+  EXPECT_EQ(owned->slots(), 0);
+  EXPECT_EQ(owned->version(), 0u);
+  EXPECT_EQ(owned->owner(), owner);
+  path.release();  // idempotent
+  owned->release();
+  EXPECT_TRUE(owned->is_released());
+}
+
+TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
+     clause4__the_owner_allocates_an_empty_owned_carrier) {
+  auto owner = std::make_shared<Generic>(DType::Int32(), 1);
+  auto owned = std::make_shared<CPU>(DType::Int32());
+  owner->take_ownership(*owned);
+  EXPECT_NE(message_of<RuntimeError>([&] { owned->allocate(3); }).find("owned by"),
+            std::string::npos);
+  OwnerPath path = owner->owner_path(*owned);
+  path.allocate(3);
+  EXPECT_EQ(owned->slots(), 3);
+  EXPECT_EQ(owned->version(), 1u);
+  owner->relinquish(*owned);
+  const std::string ended = message_of<RuntimeError>([&] { path.release(); });
+  EXPECT_NE(ended.find("no longer owns"), std::string::npos) << ended;
+  EXPECT_FALSE(owned->is_released());
 }
 
 }  // namespace

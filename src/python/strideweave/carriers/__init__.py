@@ -1,6 +1,7 @@
-"""Carriers: storage instances for tensors (spec/carrier-storage), and the move-operation
-classes that move values between them (spec/interop-movement; the legacy move registry
-is ``strideweave.carriers.move``)."""
+"""Carriers: storage instances for tensors (spec/carrier-storage), the composite
+Evictable over two tiers (spec/carrier-composition), and the move-operation classes that
+move values between them (spec/interop-movement; the legacy move registry is
+``strideweave.carriers.move``)."""
 
 from strideweave._core import (
     CPU,
@@ -12,6 +13,7 @@ from strideweave._core import (
     CpuToBlockDeviceMoveOperation,
     CpuToFileBackedMoveOperation,
     ElementwiseMoveOperation,
+    Evictable,
     FileBacked,
     FileBackedToCpuMoveOperation,
     Generic,
@@ -33,6 +35,7 @@ __all__ = [
     "CpuToBlockDeviceMoveOperation",
     "CpuToFileBackedMoveOperation",
     "ElementwiseMoveOperation",
+    "Evictable",
     "FileBacked",
     "FileBackedToCpuMoveOperation",
     "Generic",
