@@ -14,6 +14,7 @@
 #include "strideweave/carrier/generic.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/move/request.h"
+#include "strideweave/ops/math.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"
@@ -230,6 +231,35 @@ TEST(carrier_composition__evictable_refuses_dlpack_export,
     EXPECT_NE(refused.find("Evictable"), std::string::npos) << refused;
     e->evict();
   }
+}
+
+// A binary operation reading a tier together with a carrier, concurrently with
+// one reading the Evictable together with the same carrier: the first copies
+// each operand under its own lock, so the two cannot deadlock
+// (docs/threading.md, lock nesting).
+TEST(Evictable, an_operation_on_a_tier_and_one_on_the_evictable_do_not_deadlock) {
+  constexpr int kSlots = 4096;
+  std::vector<Value> ones(kSlots, Value(1.0));
+  auto fast = std::make_shared<CPU>(DType::Float32(), std::nullopt, ones);
+  auto e = Evictable::make(fast, file());
+  auto other = std::make_shared<CPU>(DType::Float32(), std::nullopt, ones);
+  const Layout layout{IntTuple(int64_t{kSlots})};
+  const auto tier_view = Tensor::make(fast, layout);
+  const auto evictable_view = Tensor::make(e, layout);
+  const auto other_view = Tensor::make(other, layout);
+  std::atomic<int> finished{0};
+  const auto run = [&](const std::shared_ptr<Tensor>& view) {
+    for (int i = 0; i < 300; ++i) {
+      const auto sum = ops::add(view, other_view);
+      EXPECT_EQ(sum->subtensor("test").carrier->read(kSlots - 1), Value(2.0));
+    }
+    ++finished;
+  };
+  std::thread tier_thread(run, tier_view);
+  std::thread evictable_thread(run, evictable_view);
+  tier_thread.join();
+  evictable_thread.join();
+  EXPECT_EQ(finished.load(), 2);
 }
 
 }  // namespace

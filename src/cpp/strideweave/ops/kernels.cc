@@ -65,7 +65,8 @@ void with_canonical(const Tensor& t, const Layout& canonical, const char* op,
 
 // Calls fn(a_items, b_items) with both non-empty operands in canonical order
 // (canonical_items), their carriers locked together: one lock when they share
-// a carrier, else the carrier with the smaller id first. The order keeps two
+// a carrier, else the carrier with the smaller id first; when either carrier
+// is owned (a composite's part), each operand copied under its own lock alone. The order keeps two
 // operations on the same pair from deadlocking; a move's copy (the other
 // nesting: source, then destination) cannot close a cycle with it, because a
 // move's destination refuses reads, so its lock is never held here while the
@@ -83,6 +84,23 @@ void with_both_canonical(const Tensor& a, const Tensor& b, const Layout& canonic
       fn(canonical_items(reader, a, sa, canonical, scratch_a),
          canonical_items(reader, b, sb, canonical, scratch_b));
     });
+    return;
+  }
+  if (sa.carrier->owner() != nullptr || sb.carrier->owner() != nullptr) {
+    // A part of a composite is locked by its owner's storage hooks while the
+    // owner's lock, and possibly another operand's, is held: locking it
+    // together with another carrier here could close a cycle. Each operand is
+    // copied under its own lock alone instead.
+    const auto copy = [&](const Tensor& t, const Subtensor& s, std::vector<std::byte>& scratch) {
+      s.carrier->read_locked(op, [&](const SlotReader& reader) {
+        if (empty) return;
+        scratch.resize(static_cast<std::size_t>(s.layout.size()) * *t.dtype().itemsize());
+        reader.gather(s.layout, s.offset, scratch.data(), canonical);
+      });
+    };
+    copy(a, sa, scratch_a);
+    copy(b, sb, scratch_b);
+    if (!empty) fn(scratch_a.data(), scratch_b.data());
     return;
   }
   const bool a_first = sa.carrier->id() < sb.carrier->id();
