@@ -266,8 +266,12 @@ class TransferDone::State {
   explicit State(std::shared_ptr<MoveRequest> request) : request_(std::move(request)) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
+  // Reports a drop only for a request not committed yet: a transfer whose
+  // start() threw was committed with that exception by run(), which still
+  // holds this state's last copy afterwards.
   ~State() {
-    if (std::shared_ptr<MoveRequest> request = take()) {
+    const std::shared_ptr<MoveRequest> request = take();
+    if (request != nullptr && !request->committed_.load()) {
       request->report(std::make_exception_ptr(
           RuntimeError("move: " + request->transfer_name() + " dropped the transfer of " +
                        request->name() + " without reporting its outcome")));
