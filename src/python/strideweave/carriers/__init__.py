@@ -1,6 +1,7 @@
 """Carriers: storage instances for tensors (spec/carrier-storage), and the move-operation
 classes that move values between them (spec/interop-movement; the legacy move registry
-is ``strideweave.carriers.move``)."""
+is ``strideweave.carriers.move``; the composite TiledEvictable and its completion handles
+are ``strideweave.carriers.tiled_evictable``)."""
 
 from strideweave._core import (
     CPU,
@@ -19,6 +20,7 @@ from strideweave._core import (
     VersionToken,
     define_carrier,
 )
+from strideweave.carriers.tiled_evictable import TiledEvictable
 
 __all__ = [
     "CPU",
@@ -33,6 +35,7 @@ __all__ = [
     "MoveOperation",
     "TransferProvider",
     "TransferRequest",
+    "TiledEvictable",
     "TransferRoute",
     "VersionToken",
     "define_carrier",
