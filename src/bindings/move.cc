@@ -22,6 +22,7 @@
 #include "gil.h"
 #include "python_exception.h"
 #include "strideweave/move/legacy_registry.h"
+#include "strideweave/move/lowered.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
@@ -197,6 +198,7 @@ std::shared_ptr<MoveOperation> make_move_operation(const ClassDescriptor& operat
 
 void bind_move(py::module_& m) {
   register_family(DescriptorKind::kMoveOperation, &operation_subclass);
+  install_move_operation_factory(&make_move_operation);
   auto root = bind_operation_class<MoveOperation>(
       m, "MoveOperation",
       "The base of every move operation: a subclass performs one move's transfer in its "

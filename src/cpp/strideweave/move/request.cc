@@ -19,9 +19,6 @@ namespace {
 
 std::atomic<uint64_t> next_move_id{1};
 
-// Throws the fault armed for `stage`, if any (inject_move_fault).
-void fault_point(MoveStage stage);
-
 // The request whose prepared transfer the calling thread is starting (a hook
 // calling its base class's copy finds the transfer through it), and where a
 // report made meanwhile on this thread waits for start() to return.
@@ -86,6 +83,17 @@ const MoveTransfer* current_move_transfer() noexcept {
   return starting_request == nullptr ? nullptr : starting_request->transfer;
 }
 
+void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer) {
+  move_fault_point(MoveStage::kCopy);
+  const Lease::Admission admitted = transfer.destination_lease->admit();
+  std::exception_ptr outcome;
+  bool reported = false;
+  StartingRequest starting{nullptr, &transfer, outcome, reported};
+  const StartingScope scope(starting);
+  const autograd::GradModeGuard provider_records_nothing(false);
+  operation.copy(transfer);
+}
+
 const Subtensor& validate_move_source(const Tensor& tensor) {
   const Subtensor& source = tensor.subtensor("move");
   const Carrier& carrier = *source.carrier;
@@ -132,7 +140,7 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
                      std::to_string(slots) + " slots, fewer than the layout's cosize " +
                      std::to_string(cosize) + ", and only an empty carrier can allocate");
   }
-  fault_point(MoveStage::kValidation);
+  move_fault_point(MoveStage::kValidation);
 
   if (route.route != nullptr) {
     request->prepared_ = route.route->provider->prepare(
@@ -143,19 +151,19 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   } else {
     request->prepared_ = std::make_shared<OperationTransfer>(std::move(operation));
   }
-  fault_point(MoveStage::kRoutePreparation);
+  move_fault_point(MoveStage::kRoutePreparation);
 
   request->name_ = "move #" + std::to_string(next_move_id++);
   request->source_lease_.emplace(source.carrier->pin(request->name_));
   request->destination_lease_.emplace(
       destination->pin(request->name_, Carrier::PinAccess::kWriting));
-  fault_point(MoveStage::kAllocation);
+  move_fault_point(MoveStage::kAllocation);
   if (allocate) request->destination_lease_->allocate(cosize);
 
   request->transfer_ =
       MoveTransfer{tensor, destination, Tensor::make(destination, source.layout, 0), cosize,
                    &*request->destination_lease_};
-  fault_point(MoveStage::kSubmission);
+  move_fault_point(MoveStage::kSubmission);
   request->profile_ = std::move(profile);
   request->profile_.submitted(
       route.route != nullptr ? route.route->route_id : route.operation->name(), request->name_,
@@ -175,7 +183,7 @@ void MoveRequest::run() noexcept {
   // with its exception, not with the report of a dropped completion.
   const TransferDone done(std::make_shared<TransferDone::State>(shared_from_this()));
   try {
-    fault_point(MoveStage::kCopy);
+    move_fault_point(MoveStage::kCopy);
     const Lease::Admission admitted = destination_lease_->admit();
     StartingRequest starting{this, &transfer_, outcome, reported};
     const StartingScope scope(starting);
@@ -205,9 +213,9 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
   if (committed_.exchange(true)) return;
   if (error == nullptr) {
     try {
-      fault_point(MoveStage::kCompletion);
+      move_fault_point(MoveStage::kCompletion);
       validate_result();
-      fault_point(MoveStage::kResultValidation);
+      move_fault_point(MoveStage::kResultValidation);
     } catch (...) {
       error = std::current_exception();
     }
@@ -295,7 +303,9 @@ ArmedFaults& armed_faults() {
 
 std::atomic<int> armed_count{0};
 
-void fault_point(MoveStage stage) {
+}  // namespace
+
+void move_fault_point(MoveStage stage) {
   if (armed_count.load(std::memory_order_relaxed) == 0) return;
   std::exception_ptr error;
   {
@@ -306,8 +316,6 @@ void fault_point(MoveStage stage) {
   }
   if (error != nullptr) std::rethrow_exception(error);
 }
-
-}  // namespace
 
 const char* move_stage_name(MoveStage stage) noexcept {
   switch (stage) {

@@ -123,9 +123,17 @@ const Subtensor& validate_move_source(const Tensor& tensor);
 // hook calling its base class's copy finds its lease through it).
 const MoveTransfer* current_move_transfer() noexcept;
 
+// Runs `operation`'s copy hook for `transfer` on the calling thread as a move
+// runs it: after the fault stage kCopy, with the destination's lease admitting
+// the calling thread, current_move_transfer() returning `transfer` and grad
+// mode off. For lowered execution (move/lowered.h); the hook's exception
+// propagates.
+void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer);
+
 // Test hook (fault injection): the stages of a move, in order. A fault at
 // kValidation .. kSubmission is raised by initiate(); one at kCopy ..
-// kResultValidation becomes the terminal failure.
+// kResultValidation becomes the terminal failure. A lowered transfer
+// (move/lowered.h) passes kAllocation and kCopy and raises their faults.
 enum class MoveStage {
   kValidation,        // after the validation table passed
   kRoutePreparation,  // after the route resolved and its provider prepared
@@ -144,6 +152,9 @@ const char* move_stage_name(MoveStage stage) noexcept;
 // there, once. Arming a stage again replaces its fault. For tests; every
 // move checks one atomic counter when nothing is armed.
 void inject_move_fault(MoveStage stage, std::exception_ptr error);
+// Throws the fault armed for `stage`, if any, disarming it: every move
+// execution, public or lowered, passes its stages through here.
+void move_fault_point(MoveStage stage);
 // Disarms every stage; returns how many faults were armed and never fired.
 int clear_move_faults() noexcept;
 

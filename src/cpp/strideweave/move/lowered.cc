@@ -1,0 +1,98 @@
+#include "strideweave/move/lowered.h"
+
+#include <mutex>
+#include <utility>
+
+#include "strideweave/layout/layout.h"
+#include "strideweave/move/carrier_definition.h"
+#include "strideweave/move/legacy_registry.h"
+#include "strideweave/tensor/tensor.h"
+#include "strideweave/util/error.h"
+
+namespace strideweave {
+
+namespace {
+
+struct InstalledFactory {
+  std::mutex mu;
+  MoveRequest::OperationFactory factory;
+};
+
+InstalledFactory& installed_factory() {
+  static auto* installed = new InstalledFactory();  // never destroyed: workers may use it at exit
+  return *installed;
+}
+
+std::shared_ptr<MoveOperation> instantiate(const ClassDescriptor& operation) {
+  MoveRequest::OperationFactory factory;
+  {
+    InstalledFactory& installed = installed_factory();
+    std::lock_guard lock(installed.mu);
+    factory = installed.factory;
+  }
+  if (factory) return factory(operation);
+  if (std::shared_ptr<MoveOperation> builtin = make_builtin_move_operation(operation)) {
+    return builtin;
+  }
+  throw TypeError("no factory can instantiate the move operation " + operation.name());
+}
+
+void require_definition_free(const char* purpose, const ClassDescriptor& carrier_class) {
+  if (carrier_class.seal() == ClassDescriptor::Definition::kBacked) {
+    throw TypeError(std::string(purpose) + ": " + carrier_class.name() +
+                    " is definition-backed; its movement belongs to its TransferRoutes, so it "
+                    "cannot be a part moved through the legacy registry");
+  }
+}
+
+}  // namespace
+
+void install_move_operation_factory(MoveRequest::OperationFactory factory) {
+  InstalledFactory& installed = installed_factory();
+  std::lock_guard lock(installed.mu);
+  installed.factory = std::move(factory);
+}
+
+std::shared_ptr<MoveOperation> lowered_operation(const char* purpose,
+                                                 const ClassDescriptor& source_class,
+                                                 const ClassDescriptor& destination_class,
+                                                 const DType& dtype) {
+  require_definition_free(purpose, source_class);
+  require_definition_free(purpose, destination_class);
+  const ClassDescriptor& operation_class =
+      LegacyMoveRegistry::global().dispatch(source_class, destination_class);
+  std::shared_ptr<MoveOperation> operation = instantiate(operation_class);
+  try {
+    operation->check_pair(source_class, destination_class);
+  } catch (const TypeError& e) {
+    throw TypeError(std::string(purpose) + ": the edge " + source_class.name() + " -> " +
+                    destination_class.name() + " for " + dtype.name() + ": " + e.what());
+  }
+  return operation;
+}
+
+void lowered_transfer(MoveOperation& operation, const std::string& name,
+                      const std::shared_ptr<Carrier>& source, int64_t first, int64_t count,
+                      const std::shared_ptr<Carrier>& destination) {
+  if (source->dtype() != destination->dtype()) {
+    throw ValueError(name + ": " + source->label() + " holds " + source->dtype().name() + " and " +
+                     destination->label() + " holds " + destination->dtype().name());
+  }
+  const int64_t held = destination->slots();
+  if (held != 0 && held < count) {
+    throw ValueError(name + ": " + destination->label() + " holds " + std::to_string(held) +
+                     " slots, fewer than the " + std::to_string(count) + " it receives");
+  }
+  // Validates the window (and the source's liveness) before anything is pinned.
+  std::shared_ptr<const Tensor> tensor = Tensor::make(source, Layout(IntTuple(count)), first);
+  Lease source_lease = source->pin(name);
+  Lease destination_lease = destination->pin(name, Carrier::PinAccess::kWriting);
+  move_fault_point(MoveStage::kAllocation);
+  if (held == 0 && count > 0) destination_lease.allocate(count);
+  const MoveTransfer transfer{std::move(tensor), destination,
+                              Tensor::make(destination, Layout(IntTuple(count)), 0), count,
+                              &destination_lease};
+  run_copy_hook(operation, transfer);
+}
+
+}  // namespace strideweave
