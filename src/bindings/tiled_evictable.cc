@@ -137,6 +137,7 @@ make_resident(tiles) and evict(tiles) -> AwaitResidency.
                 resident_limit.is_none()
                     ? std::nullopt
                     : std::optional(to_int64(resident_limit, "TiledEvictable: resident_limit"));
+            TiledEvictable::require_tile_dtype(dtype.cast<DType>());
             std::shared_ptr<Carrier> fast = prototype(fast_class, dtype, "fast_class");
             std::shared_ptr<Carrier> slow = prototype(slow_class, dtype, "slow_class");
             std::optional<std::vector<Value>> converted;

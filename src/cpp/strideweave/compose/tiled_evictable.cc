@@ -55,6 +55,12 @@ const ClassDescriptor& make_class() {
   return cls;
 }
 
+// Records the exception being handled as `completion`'s failure, when called.
+template <class T>
+std::function<void()> failed(const std::shared_ptr<Completion<T>>& completion) {
+  return [completion, error = std::current_exception()] { completion->fail(error); };
+}
+
 std::string counted(int64_t n, const char* noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
@@ -84,20 +90,30 @@ TiledEvictable::TiledEvictable(DType dtype, int64_t n, int64_t tile_slots,
   }
 }
 
+void TiledEvictable::require_tile_dtype(const DType& dtype) {
+  if (!dtype.itemsize()) {
+    throw TypeError("TiledEvictable: dtype " + dtype.name() +
+                    " has no item size (tiles hold natively encoded items)");
+  }
+}
+
 std::shared_ptr<TiledEvictable> TiledEvictable::create(DType dtype, std::optional<int64_t> n,
                                                        int64_t tile_slots,
                                                        std::shared_ptr<Carrier> fast_prototype,
                                                        std::shared_ptr<Carrier> slow_prototype,
                                                        std::optional<int64_t> resident_limit,
                                                        std::optional<std::vector<Value>> values) {
-  if (!dtype.itemsize()) {
-    throw TypeError("TiledEvictable: dtype " + dtype.name() +
-                    " has no item size (tiles hold natively encoded items)");
-  }
+  require_tile_dtype(dtype);
   const int64_t slots = initial_slot_count("TiledEvictable", n, values);
   if (tile_slots < 1) {
     throw ValueError("TiledEvictable: tile_slots=" + std::to_string(tile_slots) +
                      " is not a positive slot count");
+  }
+  const int64_t tile_count = slots / tile_slots + (slots % tile_slots != 0 ? 1 : 0);
+  if (tile_count > kMaxTiles) {
+    throw ValueError("TiledEvictable: n=" + std::to_string(slots) +
+                     " in tiles of tile_slots=" + std::to_string(tile_slots) + " makes " +
+                     counted(tile_count, "tile") + ", more than " + std::to_string(kMaxTiles));
   }
   if (resident_limit && *resident_limit < 1) {
     throw ValueError("TiledEvictable: resident_limit=" + std::to_string(*resident_limit) +
@@ -150,6 +166,7 @@ std::shared_ptr<Carrier> TiledEvictable::new_like() const {
 std::vector<TiledEvictable::TileState> TiledEvictable::residency() const {
   std::lock_guard lock(mu_);
   std::vector<TileState> states;
+  if (is_released()) return states;
   states.reserve(tiles_.size());
   for (const Tile& tile : tiles_) {
     states.push_back(tile.fast ? TileState::kResident : TileState::kEvicted);
@@ -198,11 +215,13 @@ void TiledEvictable::do_allocate(int64_t) {
 }
 
 void TiledEvictable::do_release() {
+  // The tile carriers stay referenced until the TiledEvictable is destroyed:
+  // the last reference to a Python subclass's carrier takes the GIL, which no
+  // thread may wait for under this mutex.
   for (Tile& tile : tiles_) {
     if (tile.fast) tile.fast->release();
     tile.slow->release();
   }
-  tiles_.clear();
   used_.clear();
 }
 
@@ -250,7 +269,7 @@ void TiledEvictable::check_tiles(const char* operation, const std::vector<int64_
   }
 }
 
-void TiledEvictable::submit(std::function<void()> work) {
+void TiledEvictable::submit(std::function<Publish()> work) {
   std::lock_guard lock(queue_mu_);
   if (!queue_pin_) queue_pin_.emplace(pin("tile operations of " + label()));
   queue_.push_back(std::move(work));
@@ -262,18 +281,24 @@ void TiledEvictable::submit(std::function<void()> work) {
 
 void TiledEvictable::drain() {
   for (;;) {
-    std::function<void()> work;
+    std::function<Publish()> work;
+    {
+      std::lock_guard lock(queue_mu_);
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    const Publish publish = work();
+    bool last = false;
     {
       std::lock_guard lock(queue_mu_);
       if (queue_.empty()) {
         draining_ = false;
-        queue_pin_.reset();  // ends the pin
-        return;
+        queue_pin_.reset();  // ends the pin before the last outcome is visible
+        last = true;
       }
-      work = std::move(queue_.front());
-      queue_.pop_front();
     }
-    work();
+    publish();
+    if (last) return;
   }
 }
 
@@ -378,7 +403,7 @@ std::shared_ptr<const ProjectionCompletion> TiledEvictable::project(const Layout
                      std::to_string(*resident_limit_));
   }
   auto completion = std::make_shared<ProjectionCompletion>();
-  submit([this, completion, layout, offset, needed = std::move(needed)] {
+  submit([this, completion, layout, offset, needed = std::move(needed)]() -> Publish {
     try {
       for (std::size_t t = 0; t < needed.size(); ++t) {
         if (needed[t]) load(static_cast<int64_t>(t), needed);
@@ -391,9 +416,11 @@ std::shared_ptr<const ProjectionCompletion> TiledEvictable::project(const Layout
       read_locked("project", [&](const SlotReader& reader) {
         reader.gather(layout, offset, out->data(), compact);
       });
-      completion->succeed(Tensor::make(std::move(out), compact));
+      return [completion, result = Tensor::make(std::move(out), compact)] {
+        completion->succeed(result);
+      };
     } catch (...) {
-      completion->fail(std::current_exception());
+      return failed(completion);
     }
   });
   return completion;
@@ -414,15 +441,15 @@ std::shared_ptr<const ResidencyCompletion> TiledEvictable::make_resident(
                      std::to_string(*resident_limit_));
   }
   auto completion = std::make_shared<ResidencyCompletion>();
-  submit([this, completion, keep = std::move(keep), order = std::move(order)] {
+  submit([this, completion, keep = std::move(keep), order = std::move(order)]() -> Publish {
     try {
       for (const int64_t t : order) {
         load(t, keep);
         touch(t);
       }
-      completion->succeed(std::monostate{});
+      return [completion] { completion->succeed(std::monostate{}); };
     } catch (...) {
-      completion->fail(std::current_exception());
+      return failed(completion);
     }
   });
   return completion;
@@ -432,12 +459,12 @@ std::shared_ptr<const ResidencyCompletion> TiledEvictable::evict(
     const std::vector<int64_t>& tiles) {
   check_tiles("evict", tiles);
   auto completion = std::make_shared<ResidencyCompletion>();
-  submit([this, completion, tiles] {
+  submit([this, completion, tiles]() -> Publish {
     try {
       for (const int64_t t : tiles) evict_tile(t);
-      completion->succeed(std::monostate{});
+      return [completion] { completion->succeed(std::monostate{}); };
     } catch (...) {
-      completion->fail(std::current_exception());
+      return failed(completion);
     }
   });
   return completion;

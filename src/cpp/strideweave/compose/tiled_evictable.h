@@ -26,7 +26,8 @@
 // the last queued operation ends, the TiledEvictable is pinned for readable
 // access ("tile operations of TiledEvictable carrier #7"): writes, release
 // and moves fail with RuntimeError naming that pin; reads continue. An
-// operation's outcome is its Completion's.
+// operation's outcome is its Completion's, recorded after the pin ended when
+// it was the last one queued.
 //
 // Carrier entry points read and write the tile's current values (the fast
 // carrier of a resident tile, the slow one of an evicted tile) without
@@ -43,9 +44,9 @@
 // Lock nesting (docs/threading.md): the TiledEvictable's mutex, then a tile's
 // (storage hooks delegate to tiles; tiles never call their owner). The
 // projection route holds the destination's mutex (its lease) around that
-// nesting. The operation queue's own mutex is held only to queue work, to pin
-// and to end the pin (then the TiledEvictable's mutex nests inside it); no
-// transfer runs under any of them.
+// nesting. The operation queue's own core lock is held only to queue work, to
+// pin and to end the pin (then the TiledEvictable's mutex nests inside it);
+// no transfer runs under any of them.
 #pragma once
 
 #include <cstdint>
@@ -60,6 +61,7 @@
 #include <vector>
 
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/exec/core_mutex.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/tensor/tensor.h"
@@ -75,12 +77,15 @@ class TiledEvictable final : public Carrier {
  public:
   enum class TileState { kResident, kEvicted };
 
+  // The most tiles one TiledEvictable has (each tile is one or two carriers).
+  static constexpr int64_t kMaxTiles = int64_t{1} << 20;
+
   // A TiledEvictable of n slots (len(values) when values are given, zero
   // otherwise) in tiles of tile_slots slots over carriers made by the
   // prototypes' new_like(). Checks, in order, before making any tile:
   //   TypeError naming TiledEvictable and the dtype when it has no item size;
   //   ValueError naming the argument for n < 0, n disagreeing with values,
-  //     tile_slots < 1 or resident_limit < 1;
+  //     tile_slots < 1, more than kMaxTiles tiles or resident_limit < 1;
   //   TypeError naming the prototype whose dtype is not `dtype`;
   //   the TypeError of lowered_operation for the edges fast -> slow and
   //     slow -> fast (a definition-backed class, an operation that refuses
@@ -96,6 +101,10 @@ class TiledEvictable final : public Carrier {
                                                 std::shared_ptr<Carrier> slow_prototype,
                                                 std::optional<int64_t> resident_limit,
                                                 std::optional<std::vector<Value>> values);
+
+  // create()'s first check: TypeError naming TiledEvictable and `dtype`
+  // unless it has an item size (for callers that make the prototypes first).
+  static void require_tile_dtype(const DType& dtype);
 
   static const ClassDescriptor& static_class();
   const ClassDescriptor& carrier_class() const override { return static_class(); }
@@ -181,9 +190,13 @@ class TiledEvictable final : public Carrier {
 
   // Throws RuntimeError when released, IndexError for a tile outside the tiles.
   void check_tiles(const char* operation, const std::vector<int64_t>& tiles) const;
+  // What a tile operation returns once its work is done: records its outcome.
+  using Publish = std::function<void()>;
   // Queues `work` after this TiledEvictable's earlier tile operations, pinning
   // it when nothing is queued (RuntimeError when pinned by another operation).
-  void submit(std::function<void()> work);
+  // The pin ends after the last queued work, before its outcome is recorded,
+  // so a caller woken by that outcome finds the TiledEvictable unpinned.
+  void submit(std::function<Publish()> work);
   void drain();
 
   // Worker side, one operation at a time (never under mu_).
@@ -205,8 +218,8 @@ class TiledEvictable final : public Carrier {
   std::list<int64_t> used_;  // resident tiles, least recently used first
 
   // The operation queue (see the file comment).
-  std::mutex queue_mu_;
-  std::deque<std::function<void()>> queue_;
+  CoreMutex queue_mu_;
+  std::deque<std::function<Publish()>> queue_;
   bool draining_ = false;
   std::optional<Lease> queue_pin_;
 };
