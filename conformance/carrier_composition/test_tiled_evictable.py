@@ -275,9 +275,10 @@ def test_reject_a_window_outside_the_slots():
     before = state(tiled)
     with pytest.raises(IndexError) as info:
         tiled.project(sw.Layout(4, 3), 1)
-    assert "4:3 at offset 1" in str(info.value) and "10 slots" in str(info.value)
-    with pytest.raises(IndexError, match="10 slots"):
-        tiled.project(sw.Layout(3), 8)
+    assert "4:3 (cosize 10) at offset 1" in str(info.value) and "10 slots" in str(info.value)
+    for offset in (8, 2**63 - 1):
+        with pytest.raises(IndexError, match="10 slots"):
+            tiled.project(sw.Layout(3), offset)
     with pytest.raises(ValueError, match="offset"):
         tiled.project(sw.Layout(3), -1)
     with pytest.raises(ValueError, match="resident_limit"):

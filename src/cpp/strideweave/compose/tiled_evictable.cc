@@ -380,10 +380,10 @@ std::shared_ptr<const ProjectionCompletion> TiledEvictable::project(const Layout
                      " is negative");
   }
   const int64_t cosize = layout.size() == 0 ? 0 : layout.cosize();
-  if (layout.size() != 0 && offset + cosize > slots) {
-    throw IndexError("project: the window " + layout.to_string() + " at offset " +
-                     std::to_string(offset) + " reaches slot " +
-                     std::to_string(offset + cosize - 1) + " of " + label() + ", which holds " +
+  if (layout.size() != 0 && (offset > slots || cosize > slots - offset)) {
+    throw IndexError("project: the window " + layout.to_string() + " (cosize " +
+                     std::to_string(cosize) + ") at offset " + std::to_string(offset) +
+                     " leaves the slots of " + label() + ", which holds " +
                      counted(slots, "slot"));
   }
   std::vector<bool> needed(static_cast<std::size_t>(tile_count()), false);
