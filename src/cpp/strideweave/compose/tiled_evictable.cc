@@ -383,8 +383,7 @@ std::shared_ptr<const ProjectionCompletion> TiledEvictable::project(const Layout
   if (layout.size() != 0 && (offset > slots || cosize > slots - offset)) {
     throw IndexError("project: the window " + layout.to_string() + " (cosize " +
                      std::to_string(cosize) + ") at offset " + std::to_string(offset) +
-                     " leaves the slots of " + label() + ", which holds " +
-                     counted(slots, "slot"));
+                     " leaves the slots of " + label() + ", which holds " + counted(slots, "slot"));
   }
   std::vector<bool> needed(static_cast<std::size_t>(tile_count()), false);
   int64_t needed_count = 0;
