@@ -456,3 +456,18 @@ def test_tiled_names_are_importable():
     assert set(module.__all__) == {"AwaitProjection", "AwaitResidency", "TiledEvictable"}
     assert issubclass(module.AwaitProjection, sw.AwaitResult)
     assert issubclass(module.AwaitResidency, sw.AwaitResult)
+
+
+@pytest.mark.spec(f"{ROUTE}#1", f"{ROUTE}#2")
+def test_a_differentiable_move_out_of_a_tiledevictable_is_refused():
+    """Its backward would move gradients CPU -> TiledEvictable, a pair no definition
+    permits: the move fails before anything is pinned or changed."""
+    tiled = TiledEvictable(sw.Float32, 4, 2, values=[1.0, 2.0, 3.0, 4.0])
+    tensor = sw.Tensor(tiled, sw.Layout(4))
+    tensor.requires_grad = True
+    destination = sw.CPU(sw.Float32)
+    with refused(NotImplementedError, "TiledEvictable", "CPU", carriers=[tiled, destination]):
+        sw.move(tensor, destination)
+    with sw.no_grad():
+        assert sw.move(tensor, destination).tolist() == [1.0, 2.0, 3.0, 4.0]
+    assert tiled.is_released
