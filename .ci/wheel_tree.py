@@ -59,6 +59,11 @@ def check_installed(source: pathlib.Path) -> None:
     movement = {"AwaitMove", "AwaitResult", "move", "move_async"}
     if not movement <= set(sw.carriers.move.__all__):
         fail(f"strideweave.carriers.move.__all__ lacks {sorted(movement)}")
+    # spec/interop-movement: AwaitProjection and AwaitResidency are importable from
+    # strideweave.carriers.tiled_evictable (TiledEvictable also from the top level).
+    tiled = {"AwaitProjection", "AwaitResidency", "TiledEvictable"}
+    if set(sw.carriers.tiled_evictable.__all__) != tiled:
+        fail(f"strideweave.carriers.tiled_evictable.__all__ is not {sorted(tiled)}")
     expected = sorted({name for m in modules for name in m.__all__} | movement)
     if sorted(sw.__all__) != expected:
         fail(f"strideweave.__all__ {sorted(sw.__all__)} != the modules' names {expected}")

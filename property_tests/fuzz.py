@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 
 import strideweave as sw
 import strideweave.carriers.move
+import strideweave.carriers.tiled_evictable
 from property_tests import strategies as S
 
 # Each target runs the profile's max_examples divided by this (ci: 100, thorough: 1000):
@@ -74,7 +75,7 @@ CLASS_DATA = {
 }
 # Modules below the package whose public functions are entry points too, named
 # "<module path>.<function>" ("carriers.move.dispatch_move").
-SUBMODULES = ("carriers.move",)
+SUBMODULES = ("carriers.move", "carriers.tiled_evictable")
 
 
 def resolve(path: str) -> Any:
@@ -154,8 +155,25 @@ EVICTABLES = st.builds(
     st.booleans(),
     st.booleans(),
 )
+def _tiled(dtype: sw.DType, n: int, tile_slots: int, limit: int | None, resident: list) -> object:
+    """A TiledEvictable over CPU and FileBacked tiles, some of them made resident."""
+    tiled = sw.TiledEvictable(dtype, n, tile_slots, resident_limit=limit)
+    tiled.make_resident([t for t in resident if t < tiled.tile_count][: limit or 3]).wait()
+    return tiled
+
+
+TILED_CARRIERS = st.builds(
+    _tiled,
+    S.CONCRETE_DTYPES,
+    st.integers(0, 9),
+    st.integers(1, 4),
+    st.one_of(st.none(), st.integers(1, 3)),
+    st.lists(st.integers(0, 8), max_size=3),
+)
+TILED_CARRIERS = st.one_of(TILED_CARRIERS, TILED_CARRIERS.map(_released))
 CARRIERS = st.one_of(
     _FRESH_CARRIERS,
+    TILED_CARRIERS,
     _FRESH_CARRIERS.map(_released),
     _FRESH_CARRIERS.map(_owned),
     st.builds(lambda dtype: sw.Generic(dtype), st.sampled_from([sw.Floating, sw.Any])),
@@ -426,6 +444,8 @@ KEY_AVERAGE_ROWS = st.builds(_profiled, st.integers(1, 2)).flatmap(
 HANDLES = st.one_of(
     st.builds(_move_handle, S.tensors(carrier_classes=S.STORING_CARRIERS), S.STORING_CARRIERS),
     st.builds(_failed_handle, st.integers(0, 4)),
+    st.builds(lambda n: sw.TiledEvictable(sw.Int32, n, 2).project(sw.Layout(n)), st.integers(0, 4)),
+    st.builds(lambda n: sw.TiledEvictable(sw.Int32, n, 2).make_resident([0]), st.integers(1, 4)),
 )
 
 
@@ -446,6 +466,21 @@ MOVE_ARGUMENTS = args(
 )
 # A failed copy hook's error reaches wait(); a destination file that cannot grow is OSError.
 MOVE_ACCEPTED = (T, V, R, N, M, OS)
+
+TILED_INIT = Target(
+    (T, V, M, OS),
+    args(
+        DTYPES,
+        st.one_of(st.none(), st.integers(-2, 12)),
+        st.one_of(st.integers(-1, 5), ANY),
+        fast_class=st.one_of(S.STORING_CARRIERS, ANY),
+        slow_class=st.one_of(S.STORING_CARRIERS, ANY),
+        resident_limit=st.one_of(st.none(), st.integers(-1, 3), ANY),
+        values=st.one_of(st.none(), TREES),
+    ),
+    keywords=("dtype", "n", "tile_slots", "fast_class", "slow_class", "resident_limit", "values"),
+    arbitrary_arguments=False,
+)
 
 ENTRY_POINTS: dict[str, Target] = {
     # core-layout
@@ -578,6 +613,24 @@ ENTRY_POINTS: dict[str, Target] = {
     # is OSError, a fast tier that cannot be allocated MemoryError.
     "Evictable.evict": Target((T, R, M, OS), receivers=EVICTABLES),
     "Evictable.promote": Target((T, R, M, OS), receivers=EVICTABLES),
+    # carrier-composition: TiledEvictable makes temporary files (its slow tiles), so its
+    # constructor gets plausible arguments only. A fast or slow class that is not a
+    # concrete carrier class, or whose edge the legacy path refuses, is TypeError.
+    "TiledEvictable.__init__": TILED_INIT,
+    "carriers.tiled_evictable.TiledEvictable": TILED_INIT,
+    "carriers.tiled_evictable.AwaitProjection": Target((T,)),
+    "carriers.tiled_evictable.AwaitResidency": Target((T,)),
+    # A window outside the slots IndexError, a negative offset or too many tiles for the
+    # limit ValueError, a released or otherwise pinned TiledEvictable RuntimeError.
+    "TiledEvictable.project": Target(
+        (T, V, IX, R), args(LAYOUTS, INTS), TILED_CARRIERS, ("layout", "offset")
+    ),
+    "TiledEvictable.make_resident": Target(
+        (T, V, IX, R), args(st.one_of(st.lists(INTS, max_size=4), ANY)), TILED_CARRIERS, ("tiles",)
+    ),
+    "TiledEvictable.evict": Target(
+        (T, V, IX, R), args(st.one_of(st.lists(INTS, max_size=4), ANY)), TILED_CARRIERS, ("tiles",)
+    ),
     # interop-movement: move operation classes and the legacy move registry
     "MoveOperation.__init__": Target((T,)),
     # A classmethod: called on MoveOperation itself (object.__init_subclass__ refuses keywords).
@@ -797,6 +850,7 @@ PROPERTY_READERS = {
     "Carrier": CARRIERS,
     "FileBacked": FILE_BACKED_CARRIERS,
     "BlockDeviceCarrier": BLOCK_DEVICE_CARRIERS,
+    "TiledEvictable": TILED_CARRIERS,
     "MoveOperation": OPERATIONS,
     "Evictable": EVICTABLES,
     "AwaitResult": HANDLES,

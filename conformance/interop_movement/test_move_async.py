@@ -5,9 +5,11 @@ A move is held pending by a Python copy hook waiting at a Gate (conformance/
 interop_movement/movement.py): Python hooks run on a worker of the process pool, so
 move_async returns while the hook waits.
 
-Not bound here: "Wait for a failed projection" and the AwaitProjection and AwaitResidency
-halves of "Await results share one completion contract" (#11 and the tiled-evictable
-handles), and #7 (no completion callback or profiling finalization is public yet).
+The AwaitProjection and AwaitResidency halves of "Await results share one completion
+contract" and its scenario "Wait for a failed projection" are bound with TiledEvictable's
+tile operations, held pending by a tile class pair whose loads wait at a Gate
+(conformance/carrier_composition/tiled.py) and failed by an injected move fault. Not
+bound here: #7 (no completion callback or profiling finalization is public yet).
 "Return while a device copy is pending" is bound with a definition-backed route whose
 provider submits its copy to an emulated device thread (the Metal carrier's own device
 queue arrives with Metal).
@@ -25,6 +27,7 @@ import threading
 import pytest
 
 import strideweave as sw
+from conformance.carrier_composition.tiled import gated_tiled
 from conformance.interop_movement.movement import (
     TERMINAL_TIMEOUT,
     Gate,
@@ -36,6 +39,7 @@ from conformance.interop_movement.movement import (
     source_tensor,
     wait_until,
 )
+from strideweave._core import _testing
 from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
 from strideweave.carriers.move import registered_move_operation
 
@@ -200,6 +204,117 @@ def test_wait_releases_the_gil_while_it_blocks():
     result = pending.handle.wait()
     opener.join()
     assert result.tolist() == pending.values
+
+
+@pytest.mark.spec(f"{AWAIT}#1", f"{AWAIT}#2", f"{AWAIT}#8", f"{AWAIT}#9")
+def test_await_projection_and_residency_are_read_only_await_results():
+    from strideweave.carriers.tiled_evictable import (
+        AwaitProjection,
+        AwaitResidency,
+        TiledEvictable,
+    )
+
+    tiled = TiledEvictable(sw.Int32, 6, 4, values=[1, 2, 3, 4, 5, 6])
+    residency = tiled.make_resident([0])
+    projection = tiled.project(sw.Layout((2, 2), (2, 1)))
+    assert type(residency) is AwaitResidency and type(projection) is AwaitProjection
+    for handle, cls in ((residency, AwaitResidency), (projection, AwaitProjection)):
+        assert issubclass(cls, sw.AwaitResult) and isinstance(handle.done, bool)
+        with pytest.raises(TypeError):
+            cls()
+        with pytest.raises(AttributeError):
+            handle.done = False
+        for name in ("__await__", "await", "__aiter__", "__anext__", "send", "throw"):
+            assert not hasattr(handle, name), name
+        assert not inspect.isawaitable(handle)
+    assert residency.wait() is None
+    result = projection.wait()
+    # One compact ordinary Tensor: a fresh CPU carrier, the compact layout of the shape.
+    assert isinstance(result, sw.Tensor) and type(result.carrier) is sw.CPU
+    assert result.layout == sw.Layout((2, 2)) and result.offset == 0
+    assert result.tolist() == [[1, 2], [3, 4]]
+
+    async def await_it():
+        return await projection
+
+    with pytest.raises(TypeError):
+        asyncio.run(await_it())
+
+
+@pytest.mark.spec(f"{AWAIT}#11")
+def test_tiled_await_names_are_importable_from_tiled_evictable():
+    import strideweave.carriers.tiled_evictable as tiled_module
+
+    for name in ("AwaitProjection", "AwaitResidency"):
+        assert name in tiled_module.__all__
+        assert issubclass(getattr(tiled_module, name), sw.AwaitResult)
+
+
+@pytest.mark.spec(f"{AWAIT}#3", f"{AWAIT}#4", f"{AWAIT}#5", f"{AWAIT}#6")
+def test_wait_for_a_projection_and_a_residency_change_more_than_once():
+    tiled, gate = gated_tiled()
+    residency = tiled.make_resident([0])
+    projection = tiled.project(sw.Layout(6), 2)
+    assert gate.entered.wait(TERMINAL_TIMEOUT)
+    assert residency.done is False and projection.done is False
+    results, errors = [], []
+
+    def waiter():
+        try:
+            results.append((residency.wait(), projection.wait()))
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=waiter) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    gate.open()
+    for thread in threads:
+        thread.join(TERMINAL_TIMEOUT)
+        assert not thread.is_alive()
+    assert errors == [] and len(results) == 6
+    assert all(r is None and p is results[0][1] for r, p in results)
+    assert projection.wait() is results[0][1] and residency.done and projection.done
+    assert results[0][1].tolist() == [102, 103, 104, 105, 106, 107]
+
+
+@pytest.mark.spec(f"{AWAIT}/wait-for-a-failed-projection", f"{AWAIT}#4", f"{AWAIT}#6")
+@pytest.mark.parametrize("injected", [True, False])
+def test_wait_for_a_failed_projection(injected):
+    """The transfer failure is an injected move fault, or raised by the tile class pair's
+    own copy hook."""
+    error = HookError("the tile transfer failed")
+    if injected:
+        tiled, gate = gated_tiled()
+        gate.open()
+        _testing.inject_move_fault("copy", error)
+    else:
+        tiled, gate = gated_tiled(error=error)
+    values, version = tiled.tolist(), tiled.version
+    projection = tiled.project(sw.Layout(3), 5)
+    raised = []
+
+    def waiter():
+        try:
+            projection.wait()
+        except HookError as e:
+            raised.append(e)
+
+    threads = [threading.Thread(target=waiter) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    gate.open()
+    for thread in threads:
+        thread.join(TERMINAL_TIMEOUT)
+        assert not thread.is_alive()
+    for _ in range(2):
+        with pytest.raises(HookError) as info:
+            projection.wait()
+        raised.append(info.value)
+    assert len(raised) == 6 and all(e is error for e in raised)
+    assert projection.done
+    assert tiled.residency == ("evicted",) * 3
+    assert tiled.tolist() == values and tiled.version == version
 
 
 # -- Move submission is eager but does not force host synchronization -------------------

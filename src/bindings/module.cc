@@ -17,6 +17,7 @@
 #include "profiling.h"
 #include "tensor.h"
 #include "testing.h"
+#include "tiled_evictable.h"
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "StrideWeave's C++ core (layouts, tensors, carriers, DLPack export).";
@@ -28,6 +29,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_move(m);
   strideweave::bindings::bind_definitions(m);
   strideweave::bindings::bind_move_request(m);
+  strideweave::bindings::bind_tiled_evictable(m);
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_ops(m);
   strideweave::bindings::bind_autograd(m);

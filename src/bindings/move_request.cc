@@ -19,45 +19,6 @@ namespace strideweave::bindings {
 
 namespace {
 
-// AwaitResult: the read-only completion handle of one framework-created
-// request. wait() blocks with the GIL released, then returns the identical
-// result object, or raises the identical exception object, on every call
-// (both cached here, under the GIL, on the first observation).
-class AwaitResult {
- public:
-  virtual ~AwaitResult() = default;
-
-  virtual bool done() const = 0;
-
-  py::object wait() {
-    if (!done()) without_gil([&] { block(); });
-    if (!value_.is_none() || !exception_.is_none()) return observed();
-    if (std::exception_ptr error = failure()) {
-      exception_ = exception_object(error);
-    } else {
-      value_ = result();
-    }
-    return observed();
-  }
-
- protected:
-  // Blocks until the terminal outcome; called without the GIL.
-  virtual void block() const = 0;
-  // The recorded failure, or nullptr after success.
-  virtual std::exception_ptr failure() const = 0;
-  // The result object after success; called with the GIL.
-  virtual py::object result() const = 0;
-
- private:
-  py::object observed() const {
-    if (!exception_.is_none()) raise_object(exception_);
-    return value_;
-  }
-
-  py::object value_ = py::none();
-  py::object exception_ = py::none();
-};
-
 // AwaitMove[Tensor]: completes with the moved Tensor.
 class AwaitMove final : public AwaitResult {
  public:
@@ -66,12 +27,7 @@ class AwaitMove final : public AwaitResult {
   bool done() const override { return request_->completion().done(); }
 
  private:
-  void block() const override {
-    try {
-      request_->completion().wait();
-    } catch (...) {  // observed through failure()
-    }
-  }
+  void block() const override { block_on(request_->completion()); }
   std::exception_ptr failure() const override { return request_->completion().error(); }
   py::object result() const override {
     return py::cast(std::const_pointer_cast<Tensor>(request_->completion().wait()));

@@ -4,7 +4,62 @@
 
 #include <pybind11/pybind11.h>
 
+#include <exception>
+
+#include "gil.h"
+#include "python_exception.h"
+
 namespace strideweave::bindings {
+
+// AwaitResult: the read-only completion handle of one framework-created
+// request (AwaitMove here; AwaitProjection and AwaitResidency in
+// tiled_evictable.cc subclass it). wait() blocks with the GIL released, then returns the identical
+// result object, or raises the identical exception object, on every call
+// (both cached here, under the GIL, on the first observation).
+class AwaitResult {
+ public:
+  virtual ~AwaitResult() = default;
+
+  virtual bool done() const = 0;
+
+  pybind11::object wait() {
+    if (!done()) without_gil([&] { block(); });
+    if (!value_.is_none() || !exception_.is_none()) return observed();
+    if (std::exception_ptr error = failure()) {
+      exception_ = exception_object(error);
+    } else {
+      value_ = result();
+    }
+    return observed();
+  }
+
+ protected:
+  // Blocks until the terminal outcome; called without the GIL.
+  virtual void block() const = 0;
+  // The recorded failure, or nullptr after success.
+  virtual std::exception_ptr failure() const = 0;
+  // The result object after success; called with the GIL.
+  virtual pybind11::object result() const = 0;
+
+ private:
+  pybind11::object observed() const {
+    if (!exception_.is_none()) raise_object(exception_);
+    return value_;
+  }
+
+  pybind11::object value_ = pybind11::none();
+  pybind11::object exception_ = pybind11::none();
+};
+
+// Blocks on `completion` (a Completion<T>) until its terminal outcome,
+// swallowing the failure, which AwaitResult observes through failure().
+template <class C>
+void block_on(const C& completion) {
+  try {
+    completion.wait();
+  } catch (...) {  // observed through failure()
+  }
+}
 
 void bind_move_request(pybind11::module_& m);
 

@@ -250,13 +250,16 @@ void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
     return;
   }
   const RunPlan plan(layout, offset);
-  std::vector<std::byte> image(static_cast<std::size_t>(plan.size()) * itemsize);
-  std::byte* cursor = image.data();
+  // The image is `out` itself when out_layout arranges it as the runs do (a
+  // compact window read into a compact buffer): one copy, not two.
+  const bool in_place = plan.image_layout() == out_layout;
+  std::vector<std::byte> image(in_place ? 0 : static_cast<std::size_t>(plan.size()) * itemsize);
+  std::byte* cursor = in_place ? out : image.data();
   plan.for_each_run([&](int64_t first, int64_t count) {
     read_range(first, count, cursor);
     cursor += static_cast<std::size_t>(count) * itemsize;
   });
-  copy_strided(image.data(), plan.image_layout(), 0, out, out_layout, 0, itemsize);
+  if (!in_place) copy_strided(image.data(), plan.image_layout(), 0, out, out_layout, 0, itemsize);
 }
 
 void SlotReader::read_values(int64_t first, int64_t count, Value* out) const {

@@ -377,7 +377,8 @@ class SlotReader {
   // The span walker's read: the item of slot offset + layout(i) into item
   // out_layout(i) of `out`, for every flat index i. Host storage is copied by
   // the strided kernel; other storage is read one range call per run (a
-  // broadcast's stored slots once) and then arranged by the kernel. Throws
+  // broadcast's stored slots once) and then arranged by the kernel, or read
+  // straight into `out` when out_layout is the runs' image layout. Throws
   // TypeError for a dtype without an item size, ValueError when the leaf
   // extents of the layouts differ. Pre: the window lies within the slots and
   // `out` holds out_layout's cosize items.

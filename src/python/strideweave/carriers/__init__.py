@@ -1,5 +1,6 @@
-"""Carriers: storage instances for tensors (spec/carrier-storage), the composite
-Evictable over two tiers (spec/carrier-composition), and the move-operation classes that
+"""Carriers: storage instances for tensors (spec/carrier-storage), the composites
+Evictable and TiledEvictable (spec/carrier-composition; TiledEvictable's completion
+handles are ``strideweave.carriers.tiled_evictable``), and the move-operation classes that
 move values between them (spec/interop-movement; the legacy move registry is
 ``strideweave.carriers.move``)."""
 
@@ -24,6 +25,7 @@ from strideweave._core import (
     VersionToken,
     define_carrier,
 )
+from strideweave.carriers.tiled_evictable import TiledEvictable
 
 __all__ = [
     "CPU",
@@ -40,6 +42,7 @@ __all__ = [
     "FileBackedToCpuMoveOperation",
     "Generic",
     "MoveOperation",
+    "TiledEvictable",
     "TransferProvider",
     "TransferRequest",
     "TransferRoute",
