@@ -155,6 +155,8 @@ EVICTABLES = st.builds(
     st.booleans(),
     st.booleans(),
 )
+
+
 def _tiled(dtype: sw.DType, n: int, tile_slots: int, limit: int | None, resident: list) -> object:
     """A TiledEvictable over CPU and FileBacked tiles, some of them made resident."""
     tiled = sw.TiledEvictable(dtype, n, tile_slots, resident_limit=limit)
