@@ -25,12 +25,14 @@ class ProjectionTransfer final : public PreparedTransfer {
   void start(const MoveTransfer& transfer, TransferDone done) override {
     const Subtensor& window = transfer.tensor->subtensor("move");
     const int64_t count = transfer.element_count;
-    const std::size_t itemsize = *window.carrier->dtype().itemsize();
-    transfer.destination_lease->write_locked([&](const SlotWriter& writer) {
-      if (count == 0) return;
-      std::byte* host = writer.host_range(0, count);
-      window.carrier->read_range(window.offset, count,
-                                 std::span(host, static_cast<std::size_t>(count) * itemsize));
+    // Source, then destination, as every move's copy nests them: the
+    // TiledEvictable's lock (and, inside its hooks, a tile's) before the CPU
+    // destination's, never the reverse (docs/threading.md).
+    window.carrier->read_locked("move", [&](const SlotReader& reader) {
+      transfer.destination_lease->write_locked([&](const SlotWriter& writer) {
+        if (count == 0) return;
+        reader.read_range(window.offset, count, writer.host_range(0, count));
+      });
     });
     done();
   }
