@@ -80,6 +80,36 @@ def wait_until(predicate: Callable[[], bool], what: str) -> None:
         time.sleep(0.001)
 
 
+def wait_from_threads(
+    wait: Callable[[], object], count: int, release: Callable[[], None]
+) -> tuple[list, list[BaseException]]:
+    """Calls ``wait`` on ``count`` threads started before ``release()`` runs (so they
+    may block on a pending handle); checks that every thread returns within
+    TERMINAL_TIMEOUT and returns what the calls returned and what they raised."""
+    results: list = []
+    raised: list[BaseException] = []
+    lock = threading.Lock()
+
+    def waiter() -> None:
+        try:
+            result = wait()
+        except BaseException as error:
+            with lock:
+                raised.append(error)
+        else:
+            with lock:
+                results.append(result)
+
+    threads = [threading.Thread(target=waiter) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    release()
+    for thread in threads:
+        thread.join(TERMINAL_TIMEOUT)
+        assert not thread.is_alive(), "a waiter never returned"
+    return results, raised
+
+
 class HookError(Exception):
     """Raised by the failing copy hooks below."""
 

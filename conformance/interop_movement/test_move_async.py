@@ -37,6 +37,7 @@ from conformance.interop_movement.movement import (
     refused,
     snapshot,
     source_tensor,
+    wait_from_threads,
     wait_until,
 )
 from strideweave._core import _testing
@@ -143,21 +144,7 @@ def test_done_becomes_true_exactly_at_the_terminal_outcome():
 @pytest.mark.spec(f"{AWAIT}/wait-for-a-move-more-than-once", f"{AWAIT}#5", f"{AWAIT}#6")
 def test_wait_for_a_move_more_than_once():
     pending = Pending()
-    results, errors = [], []
-
-    def waiter():
-        try:
-            results.append(pending.handle.wait())
-        except BaseException as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=waiter) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    pending.gate.open()
-    for thread in threads:
-        thread.join(TERMINAL_TIMEOUT)
-        assert not thread.is_alive()
+    results, errors = wait_from_threads(pending.handle.wait, 8, pending.gate.open)
     assert errors == []
     assert len(results) == 8
     assert all(r is results[0] for r in results)
@@ -172,21 +159,8 @@ def test_wait_for_a_move_more_than_once():
 def test_every_wait_raises_the_identical_recorded_exception():
     error = HookError("the transfer failed")
     pending = Pending(error)
-    raised = []
-
-    def waiter():
-        try:
-            pending.handle.wait()
-        except HookError as e:
-            raised.append(e)
-
-    threads = [threading.Thread(target=waiter) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    pending.gate.open()
-    for thread in threads:
-        thread.join(TERMINAL_TIMEOUT)
-        assert not thread.is_alive()
+    results, raised = wait_from_threads(pending.handle.wait, 6, pending.gate.open)
+    assert results == []
     for _ in range(2):
         with pytest.raises(HookError) as info:
             pending.handle.wait()
@@ -257,21 +231,7 @@ def test_wait_for_a_projection_and_a_residency_change_more_than_once():
     projection = tiled.project(sw.Layout(6), 2)
     assert gate.entered.wait(TERMINAL_TIMEOUT)
     assert residency.done is False and projection.done is False
-    results, errors = [], []
-
-    def waiter():
-        try:
-            results.append((residency.wait(), projection.wait()))
-        except BaseException as error:
-            errors.append(error)
-
-    threads = [threading.Thread(target=waiter) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    gate.open()
-    for thread in threads:
-        thread.join(TERMINAL_TIMEOUT)
-        assert not thread.is_alive()
+    results, errors = wait_from_threads(lambda: (residency.wait(), projection.wait()), 6, gate.open)
     assert errors == [] and len(results) == 6
     assert all(r is None and p is results[0][1] for r, p in results)
     assert projection.wait() is results[0][1] and residency.done and projection.done
@@ -292,21 +252,8 @@ def test_wait_for_a_failed_projection(injected):
         tiled, gate = gated_tiled(error=error)
     values, version = tiled.tolist(), tiled.version
     projection = tiled.project(sw.Layout(3), 5)
-    raised = []
-
-    def waiter():
-        try:
-            projection.wait()
-        except HookError as e:
-            raised.append(e)
-
-    threads = [threading.Thread(target=waiter) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    gate.open()
-    for thread in threads:
-        thread.join(TERMINAL_TIMEOUT)
-        assert not thread.is_alive()
+    results, raised = wait_from_threads(projection.wait, 4, gate.open)
+    assert results == []
     for _ in range(2):
         with pytest.raises(HookError) as info:
             projection.wait()

@@ -36,6 +36,7 @@ from conformance.interop_movement.movement import (
     copy_span,
     snapshot,
     source_tensor,
+    wait_from_threads,
 )
 from strideweave._core import _testing
 from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
@@ -173,23 +174,8 @@ ROUTES = {
 def failures_of(handle: sw.AwaitMove, route: Route) -> list[BaseException]:
     """What wait() raised: from two threads started while the move may be pending (the
     route opens after both started), then twice more from this thread."""
-    raised: list[BaseException] = []
-    lock = threading.Lock()
-
-    def waiter() -> None:
-        try:
-            handle.wait()
-        except BaseException as error:
-            with lock:
-                raised.append(error)
-
-    waiters = [threading.Thread(target=waiter) for _ in range(2)]
-    for thread in waiters:
-        thread.start()
-    route.open()
-    for thread in waiters:
-        thread.join(TERMINAL_TIMEOUT)
-        assert not thread.is_alive(), "a waiter never returned"
+    results, raised = wait_from_threads(handle.wait, 2, route.open)
+    assert results == [], "a waiter saw the move succeed"
     for _ in range(2):
         with pytest.raises(BaseException) as info:
             handle.wait()
