@@ -1,5 +1,5 @@
-// Python binding of spec/carrier-storage: Carrier, Generic, CPU, FileBacked, BlockDeviceCarrier,
-// ClassDescriptor and version tokens.
+// Python binding of spec/carrier-storage: Carrier, Generic, CPU, Metal, FileBacked,
+// BlockDeviceCarrier, ClassDescriptor and version tokens.
 //
 // Exact classes (class_map.h): every built-in Python class is registered
 // with its C++ static descriptor by bind_carrier_class (module import fails
@@ -29,6 +29,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/carrier/metal.h"
 #include "strideweave/compose/builtins.h"
 #include "strideweave/util/error.h"
 #include "value_convert.h"
@@ -404,6 +405,9 @@ void bind_carriers(py::module_& m) {
       "at release and at exit.",
       py::arg("path") = py::none())
       .def_property_readonly("path", getter<&FileBacked::path>());
+  bind_builtin<Metal>(m, "Metal",
+                      "Slots in a device buffer of the Metal device queue (the emulated device "
+                      "here); Float32, Int32 and Bool; reads and writes synchronize; no DLPack.");
   CarrierPyClass<BlockDeviceCarrier> block_device = bind_carrier_class<BlockDeviceCarrier>(
       m, "BlockDeviceCarrier",
       "Slots on a file or block device in whole aligned blocks (O_DIRECT, else buffered); "

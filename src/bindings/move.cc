@@ -1,7 +1,8 @@
 // Python binding of spec/interop-movement's move-operation classes and legacy
 // move registry: MoveOperation (subclassable), ElementwiseMoveOperation,
 // CpuToFileBackedMoveOperation, FileBackedToCpuMoveOperation,
-// CpuToBlockDeviceMoveOperation, BlockDeviceToCpuMoveOperation, and
+// CpuToBlockDeviceMoveOperation, BlockDeviceToCpuMoveOperation,
+// CpuToMetalMoveOperation, MetalToCpuMoveOperation, MetalToMetalMoveOperation, and
 // register_move_operation, unregister_move_operation, dispatch_move (the
 // strideweave.carriers.move module adds registered_move_operation).
 //
@@ -72,6 +73,17 @@ class PyMoveOperation : public Base,
   bool has_builtin_copy() const override { return !std::is_same_v<Base, MoveOperation>; }
   void find_python_copy() override {
     python_copy = static_cast<bool>(py::get_override(static_cast<const Base*>(this), "_copy"));
+  }
+
+  // A Python _copy is synchronous: it is the whole transfer, reported when it
+  // returns (a built-in's start() may complete later, on the device).
+  void start(const MoveTransfer& transfer, TransferDone done) override {
+    if (!python_copy) {
+      Base::start(transfer, std::move(done));
+      return;
+    }
+    copy(transfer);
+    done();
   }
 
   void copy(const MoveTransfer& transfer) override {
@@ -256,6 +268,15 @@ void bind_move(py::module_& m) {
   bind_operation_class<BlockDeviceToCpuMoveOperation, MoveOperation>(
       m, "BlockDeviceToCpuMoveOperation",
       "The built-in move operation of (BlockDeviceCarrier, CPU).");
+  bind_operation_class<CpuToMetalMoveOperation, MoveOperation>(
+      m, "CpuToMetalMoveOperation",
+      "The built-in move operation of (CPU, Metal): one upload of the whole span.");
+  bind_operation_class<MetalToCpuMoveOperation, MoveOperation>(
+      m, "MetalToCpuMoveOperation",
+      "The built-in move operation of (Metal, CPU): one download of the whole span.");
+  bind_operation_class<MetalToMetalMoveOperation, MoveOperation>(
+      m, "MetalToMetalMoveOperation",
+      "The built-in move operation of (Metal, Metal): one device copy of the whole span.");
   require_registered(builtin_move_operation_classes());
 
   m.def(

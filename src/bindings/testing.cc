@@ -12,6 +12,7 @@
 #include "python_exception.h"
 #include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/device/emulated.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
@@ -192,6 +193,52 @@ void bind_testing(py::module_& m) {
         "The next fdatasync of a BlockDeviceCarrier fails with this errno (0 disarms).");
   t.def("block_device_syncs", &syncs_for_testing,
         "How many fdatasync calls of BlockDeviceCarriers succeeded.");
+  t.def(
+      "set_metal_latency",
+      [](int64_t microseconds) {
+        device::set_emulated_latency(std::chrono::microseconds(microseconds));
+      },
+      py::arg("microseconds"),
+      "The time each command buffer of the emulated Metal device takes before it runs.");
+  t.def(
+      "metal_latency", [] { return device::emulated_latency().count(); },
+      "The emulated Metal device's latency per command buffer, in microseconds.");
+  t.def("metal_pending", &device::emulated_pending,
+        "How many command buffers the emulated Metal device has not completed.");
+  t.def("metal_allocated_bytes", &device::emulated_allocated_bytes,
+        "The device bytes held by live buffers of the emulated Metal device.");
+  t.def(
+      "metal_synchronize", [] { device::metal_queue().synchronize(); },
+      py::call_guard<py::gil_scoped_release>(), "Waits for every submitted Metal command.");
+  t.attr("metal_faults") = py::make_tuple("allocation", "copy", "synchronize");
+  t.def(
+      "inject_metal_fault",
+      [](const std::string& stage, const py::object& exception) {
+        device::Fault fault{};
+        if (stage == "allocation") {
+          fault = device::Fault::kAllocation;
+        } else if (stage == "copy") {
+          fault = device::Fault::kCopy;
+        } else if (stage == "synchronize") {
+          fault = device::Fault::kSynchronize;
+        } else {
+          throw ValueError("inject_metal_fault: no Metal fault is named '" + stage + "'");
+        }
+        if (PyExceptionInstance_Check(exception.ptr()) == 0) {
+          throw TypeError("inject_metal_fault: exception is not an exception instance");
+        }
+        try {
+          raise_object(exception);
+        } catch (py::error_already_set& e) {
+          device::inject_emulated_fault(fault, std::make_exception_ptr(PythonException(e)));
+        }
+      },
+      py::arg("stage"), py::arg("exception"),
+      "Arms a fault of the emulated Metal device (one of metal_faults): the next allocation "
+      "raises it, the next copy command buffer fails with it at completion, or the next "
+      "synchronize raises it; once.");
+  t.def("clear_metal_faults", &device::clear_emulated_faults,
+        "Disarms every Metal fault; returns how many armed faults never fired.");
   t.def("clear_move_faults", &clear_move_faults,
         "Disarms every stage; returns how many armed faults never fired.");
 }

@@ -4,6 +4,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/carrier/metal.h"
 
 namespace strideweave {
 
@@ -14,6 +15,7 @@ std::span<const ClassDescriptor* const> builtin_carrier_classes() {
       &Generic::static_class(),
       &FileBacked::static_class(),
       &BlockDeviceCarrier::static_class(),
+      &Metal::static_class(),
   };
   return classes;
 }

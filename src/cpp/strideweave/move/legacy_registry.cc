@@ -5,6 +5,7 @@
 #include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
+#include "strideweave/carrier/metal.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/util/error.h"
 
@@ -29,6 +30,12 @@ LegacyMoveRegistry& LegacyMoveRegistry::global() {
                  CpuToBlockDeviceMoveOperation::static_class());
     created->add(BlockDeviceCarrier::static_class(), CPU::static_class(),
                  BlockDeviceToCpuMoveOperation::static_class());
+    created->add(CPU::static_class(), Metal::static_class(),
+                 CpuToMetalMoveOperation::static_class());
+    created->add(Metal::static_class(), CPU::static_class(),
+                 MetalToCpuMoveOperation::static_class());
+    created->add(Metal::static_class(), Metal::static_class(),
+                 MetalToMetalMoveOperation::static_class());
     return *created;
   }();
   return registry;

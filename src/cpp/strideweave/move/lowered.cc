@@ -68,6 +68,11 @@ std::shared_ptr<MoveOperation> lowered_operation(const char* purpose,
     throw TypeError(std::string(purpose) + ": the edge " + source_class.name() + " -> " +
                     destination_class.name() + " for " + dtype.name() + ": " + e.what());
   }
+  if (!operation->supports_dtype(dtype)) {
+    throw TypeError(std::string(purpose) + ": the edge " + source_class.name() + " -> " +
+                    destination_class.name() + ": the move operation " + operation->name() +
+                    " does not support " + dtype.name());
+  }
   return operation;
 }
 

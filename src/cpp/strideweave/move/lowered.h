@@ -28,7 +28,8 @@ void install_move_operation_factory(MoveRequest::OperationFactory factory);
 // class, whose movement belongs to its TransferRoutes), then the legacy
 // registry's operation class for the exact pair (ElementwiseMoveOperation
 // when it has none), instantiated, its pins accepting the pair (TypeError
-// naming the operation). `purpose` ("Evictable") begins every message. Seals
+// naming the operation) and supporting `dtype` (TypeError naming the
+// operation and the dtype). `purpose` ("Evictable") begins every message. Seals
 // both classes, as every dispatch does.
 std::shared_ptr<MoveOperation> lowered_operation(const char* purpose,
                                                  const ClassDescriptor& source_class,

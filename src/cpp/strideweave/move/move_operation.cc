@@ -8,6 +8,7 @@
 #include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
+#include "strideweave/carrier/metal.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
@@ -49,6 +50,13 @@ void MoveOperation::copy(const MoveTransfer&) {
   throw NotImplementedError("the move operation " + operation_class().name() +
                             " does not implement the copy hook _copy");
 }
+
+void MoveOperation::start(const MoveTransfer& transfer, TransferDone done) {
+  copy(transfer);
+  done();
+}
+
+bool MoveOperation::supports_dtype(const DType&) const { return true; }
 
 namespace {
 
@@ -133,6 +141,120 @@ void CpuToBlockDeviceMoveOperation::copy(const MoveTransfer& transfer) { copy_sp
 
 void BlockDeviceToCpuMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
 
+// The Metal pairs ------------------------------------------------------------------
+
+namespace {
+
+// The side of a Metal pair's transfer, as the exact class the operation
+// pins (a subclass's pins may name others: TypeError naming the operation).
+template <class C>
+const C& side_of(const Carrier& carrier, const MoveOperation& operation, const char* side) {
+  const auto* exact = dynamic_cast<const C*>(&carrier);
+  if (exact == nullptr || &carrier.carrier_class() != &C::static_class()) {
+    throw TypeError("the move operation " + operation.name() + " copies a " + side +
+                    " carrier of exact class " + C::static_class().name() + ", not " +
+                    carrier.carrier_class().name());
+  }
+  return *exact;
+}
+
+struct SpanBytes {
+  int64_t offset;  // of the source's first slot
+  int64_t bytes;   // of the whole span
+};
+
+SpanBytes span_bytes(const MoveTransfer& transfer, const Subtensor& source) {
+  const auto itemsize = static_cast<int64_t>(*source.carrier->dtype().itemsize());
+  return {source.offset * itemsize, transfer.element_count * itemsize};
+}
+
+}  // namespace
+
+void MetalMoveOperation::start(const MoveTransfer& transfer, TransferDone done) {
+  if (transfer.element_count == 0) {
+    done();
+    return;
+  }
+  submit_copy(transfer)->on_complete([done = std::move(done)](std::exception_ptr error) {
+    // Reported complete only after the device synchronized: nothing submitted
+    // before the report is still pending (the spec's synchronization step).
+    if (error == nullptr) {
+      try {
+        device::metal_queue().synchronize();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    done(std::move(error));
+  });
+}
+
+void MetalMoveOperation::copy(const MoveTransfer& transfer) {
+  if (transfer.element_count == 0) return;
+  submit_copy(transfer)->wait();
+  device::metal_queue().synchronize();
+}
+
+bool MetalMoveOperation::supports_dtype(const DType& dtype) const { return Metal::supports(dtype); }
+
+device::EventRef CpuToMetalMoveOperation::submit_copy(const MoveTransfer& transfer) const {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  side_of<CPU>(*source.carrier, *this, "source");
+  const Metal& destination = side_of<Metal>(*transfer.destination, *this, "destination");
+  const SpanBytes span = span_bytes(transfer, source);
+  const std::byte* from = nullptr;
+  source.carrier->read_locked("move", [&](const SlotReader& reader) {
+    from = reader.host_range(source.offset, transfer.element_count);
+  });
+  // The move pins the source readable until its terminal commit, after this
+  // upload completed: its bytes can neither change nor be freed meanwhile.
+  return device::upload(destination.queue(), from, destination.buffer("move"), 0, span.bytes,
+                        name());
+}
+
+device::EventRef MetalToCpuMoveOperation::submit_copy(const MoveTransfer& transfer) const {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  const Metal& metal = side_of<Metal>(*source.carrier, *this, "source");
+  side_of<CPU>(*transfer.destination, *this, "destination");
+  const SpanBytes span = span_bytes(transfer, source);
+  std::byte* to = nullptr;
+  transfer.destination_lease->write_locked(
+      [&](const SlotWriter& writer) { to = writer.host_range(0, transfer.element_count); });
+  // The destination is pinned for writing until the commit: no other thread
+  // reads or frees it while the download fills it.
+  return device::download(metal.queue(), metal.buffer("move"), span.offset, span.bytes, to, name());
+}
+
+device::EventRef MetalToMetalMoveOperation::submit_copy(const MoveTransfer& transfer) const {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  const Metal& from = side_of<Metal>(*source.carrier, *this, "source");
+  const Metal& to = side_of<Metal>(*transfer.destination, *this, "destination");
+  const SpanBytes span = span_bytes(transfer, source);
+  return device::copy(from.queue(), from.buffer("move"), span.offset, to.buffer("move"), 0,
+                      span.bytes, name());
+}
+
+const ClassDescriptor& CpuToMetalMoveOperation::static_class() {
+  static const ClassDescriptor& descriptor =
+      builtin_operation_class("CpuToMetalMoveOperation", &MoveOperation::static_class(),
+                              &CPU::static_class(), &Metal::static_class());
+  return descriptor;
+}
+
+const ClassDescriptor& MetalToCpuMoveOperation::static_class() {
+  static const ClassDescriptor& descriptor =
+      builtin_operation_class("MetalToCpuMoveOperation", &MoveOperation::static_class(),
+                              &Metal::static_class(), &CPU::static_class());
+  return descriptor;
+}
+
+const ClassDescriptor& MetalToMetalMoveOperation::static_class() {
+  static const ClassDescriptor& descriptor =
+      builtin_operation_class("MetalToMetalMoveOperation", &MoveOperation::static_class(),
+                              &Metal::static_class(), &Metal::static_class());
+  return descriptor;
+}
+
 const ClassDescriptor& ElementwiseMoveOperation::static_class() {
   static const ClassDescriptor& descriptor = builtin_operation_class(
       "ElementwiseMoveOperation", &MoveOperation::static_class(), nullptr, nullptr);
@@ -188,6 +310,9 @@ constexpr BuiltinOperation kBuiltinOperations[] = {
     {&FileBackedToCpuMoveOperation::static_class, &make_operation<FileBackedToCpuMoveOperation>},
     {&CpuToBlockDeviceMoveOperation::static_class, &make_operation<CpuToBlockDeviceMoveOperation>},
     {&BlockDeviceToCpuMoveOperation::static_class, &make_operation<BlockDeviceToCpuMoveOperation>},
+    {&CpuToMetalMoveOperation::static_class, &make_operation<CpuToMetalMoveOperation>},
+    {&MetalToCpuMoveOperation::static_class, &make_operation<MetalToCpuMoveOperation>},
+    {&MetalToMetalMoveOperation::static_class, &make_operation<MetalToMetalMoveOperation>},
 };
 
 }  // namespace

@@ -6,7 +6,9 @@
 // (unpinned: any pair), CpuToFileBackedMoveOperation (pinned CPU ->
 // FileBacked), FileBackedToCpuMoveOperation (pinned FileBacked -> CPU),
 // CpuToBlockDeviceMoveOperation (pinned CPU -> BlockDeviceCarrier) and
-// BlockDeviceToCpuMoveOperation (pinned BlockDeviceCarrier -> CPU).
+// BlockDeviceToCpuMoveOperation (pinned BlockDeviceCarrier -> CPU), and the
+// three Metal pairs CpuToMetalMoveOperation, MetalToCpuMoveOperation and
+// MetalToMetalMoveOperation, whose device copies complete asynchronously.
 // Each class has one static ClassDescriptor, created on first use and never
 // destroyed (worker threads may still name it while the process exits); a
 // Python subclass's instance reports the descriptor the binding created for
@@ -22,6 +24,8 @@
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/class_descriptor.h"
+#include "strideweave/device/queue.h"
+#include "strideweave/move/carrier_definition.h"
 #include "strideweave/ops/operation.h"
 #include "strideweave/tensor/tensor.h"
 
@@ -76,6 +80,16 @@ class MoveOperation : public ops::Operation {
   // Whether copy() must run on a worker of the process pool (it calls Python
   // or blocks on I/O) rather than on the thread that initiates the move.
   virtual bool runs_on_worker() const { return false; }
+
+  // Starts the transfer and reports its outcome through `done`, once: before
+  // returning, or later from any thread (an operation whose device work
+  // completes asynchronously). An exception thrown before anything was
+  // reported is the failure. The default runs copy() and reports success.
+  virtual void start(const MoveTransfer& transfer, TransferDone done);
+
+  // Whether the operation can move values of `dtype` (the edges a composite
+  // checks at construction ask it); every dtype by default.
+  virtual bool supports_dtype(const DType& dtype) const;
 };
 
 // Moves the slots the layout reaches through the carriers' storage; accepts
@@ -149,6 +163,59 @@ class BlockDeviceToCpuMoveOperation : public MoveOperation {
   // destination's buffer.
   void copy(const MoveTransfer& transfer) override;
   bool runs_on_worker() const override { return true; }
+};
+
+// The three Metal pairs: the complete physical span [offset, offset + cosize)
+// of the source, holes included, into destination slots [0, cosize) with one
+// device copy command (upload, download or device-to-device) submitted to the
+// Metal queue. start() submits and returns: the move completes when the
+// command's event does (on the queue's completion thread), after every
+// command submitted before it on the device, so host values are never
+// decoded, nor a Metal source released, before its pending work finished.
+// The host side is addressed in place: a CPU source is pinned readable by the
+// move (its bytes cannot change or be freed until the commit), a CPU
+// destination pinned for writing. copy() starts and waits (lowered transfers
+// and a subclass calling its base class's copy).
+class MetalMoveOperation : public MoveOperation {
+ public:
+  void start(const MoveTransfer& transfer, TransferDone done) override;
+  void copy(const MoveTransfer& transfer) override;
+  // Metal::supports: Float32, Int32, Bool.
+  bool supports_dtype(const DType& dtype) const override;
+
+ protected:
+  // Submits the span copy of `transfer` and returns its event.
+  virtual device::EventRef submit_copy(const MoveTransfer& transfer) const = 0;
+};
+
+// The built-in operation for (CPU, Metal): an upload.
+class CpuToMetalMoveOperation : public MetalMoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+ protected:
+  device::EventRef submit_copy(const MoveTransfer& transfer) const override;
+};
+
+// The built-in operation for (Metal, CPU): a download.
+class MetalToCpuMoveOperation : public MetalMoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+ protected:
+  device::EventRef submit_copy(const MoveTransfer& transfer) const override;
+};
+
+// The built-in operation for (Metal, Metal): a device-to-device copy.
+class MetalToMetalMoveOperation : public MetalMoveOperation {
+ public:
+  static const ClassDescriptor& static_class();
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+
+ protected:
+  device::EventRef submit_copy(const MoveTransfer& transfer) const override;
 };
 
 // The static descriptors of every built-in move-operation class, the root

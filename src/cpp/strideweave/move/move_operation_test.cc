@@ -37,7 +37,7 @@ TEST(MoveOperation, builtin_descriptors_form_one_hierarchy) {
   EXPECT_EQ(root.parent(), nullptr);
   EXPECT_EQ(root.kind(), DescriptorKind::kMoveOperation);
   const auto builtins = builtin_move_operation_classes();
-  ASSERT_EQ(builtins.size(), 6u);
+  ASSERT_EQ(builtins.size(), 9u);
   EXPECT_EQ(builtins[0], &root);
   for (const ClassDescriptor* builtin : builtins.subspan(1)) {
     EXPECT_EQ(builtin->parent(), &root) << builtin->name();
@@ -48,6 +48,9 @@ TEST(MoveOperation, builtin_descriptors_form_one_hierarchy) {
   EXPECT_EQ(FileBackedToCpuMoveOperation::static_class().name(), "FileBackedToCpuMoveOperation");
   EXPECT_EQ(CpuToBlockDeviceMoveOperation::static_class().name(), "CpuToBlockDeviceMoveOperation");
   EXPECT_EQ(BlockDeviceToCpuMoveOperation::static_class().name(), "BlockDeviceToCpuMoveOperation");
+  EXPECT_EQ(CpuToMetalMoveOperation::static_class().name(), "CpuToMetalMoveOperation");
+  EXPECT_EQ(MetalToCpuMoveOperation::static_class().name(), "MetalToCpuMoveOperation");
+  EXPECT_EQ(MetalToMetalMoveOperation::static_class().name(), "MetalToMetalMoveOperation");
   // Created once: every call names the same descriptor.
   EXPECT_EQ(&ElementwiseMoveOperation::static_class(), builtins[1]);
 }

@@ -50,8 +50,7 @@ class OperationTransfer final : public PreparedTransfer {
   explicit OperationTransfer(std::shared_ptr<MoveOperation> operation)
       : operation_(std::move(operation)) {}
   void start(const MoveTransfer& transfer, TransferDone done) override {
-    operation_->copy(transfer);
-    done();
+    operation_->start(transfer, std::move(done));
   }
   bool runs_on_worker() const override { return operation_->runs_on_worker(); }
 

@@ -1,0 +1,125 @@
+#include "strideweave/device/queue.h"
+
+#include <cstring>
+#include <utility>
+
+#include "strideweave/util/error.h"
+
+namespace strideweave::device {
+
+// Buffer ------------------------------------------------------------------------
+
+EventRef Buffer::last_use() const {
+  std::lock_guard lock(mu_);
+  return last_use_;
+}
+
+void Buffer::wait_idle() const {
+  if (const EventRef event = last_use()) event->wait_quietly();
+}
+
+// Event -------------------------------------------------------------------------
+
+bool Event::is_complete() const {
+  std::lock_guard lock(mu_);
+  return done_;
+}
+
+void Event::wait() const {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return done_; });
+  if (error_ != nullptr) std::rethrow_exception(error_);
+}
+
+void Event::wait_quietly() const noexcept {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return done_; });
+}
+
+void Event::on_complete(std::function<void(std::exception_ptr)> fn) {
+  std::exception_ptr error;
+  {
+    std::lock_guard lock(mu_);
+    if (!done_) {
+      callbacks_.push_back(std::move(fn));
+      return;
+    }
+    error = error_;
+  }
+  queue_->dispatch([fn = std::move(fn), error] { fn(error); });
+}
+
+void Event::complete(std::exception_ptr error) {
+  std::vector<std::function<void(std::exception_ptr)>> callbacks;
+  {
+    std::lock_guard lock(mu_);
+    if (done_) return;
+    done_ = true;
+    error_ = error;
+    callbacks.swap(callbacks_);
+  }
+  cv_.notify_all();
+  for (auto& fn : callbacks) {
+    queue_->dispatch([fn = std::move(fn), error] { fn(error); });
+  }
+}
+
+// Queue -------------------------------------------------------------------------
+
+EventRef Queue::submit(CommandBuffer buffer) {
+  auto event = std::make_shared<Event>(*this);
+  // One submission at a time: the buffers' last uses follow the queue's order.
+  std::lock_guard lock(submit_mu_);
+  for (const BufferRef& used : buffer.buffers) {
+    std::lock_guard buffer_lock(used->mu_);
+    used->last_use_ = event;
+  }
+  enqueue(std::move(buffer), event);
+  return event;
+}
+
+namespace {
+
+void require_within(const Buffer& buffer, int64_t offset, int64_t bytes, const std::string& label) {
+  if (offset < 0 || bytes < 0 || offset > buffer.bytes() || bytes > buffer.bytes() - offset) {
+    throw ValueError(label + ": bytes [" + std::to_string(offset) + ", " +
+                     std::to_string(offset + bytes) + ") leave the device buffer of " +
+                     std::to_string(buffer.bytes()) + " bytes");
+  }
+}
+
+}  // namespace
+
+EventRef upload(Queue& queue, const std::byte* host, const BufferRef& buffer, int64_t device_offset,
+                int64_t bytes, std::string label) {
+  require_within(*buffer, device_offset, bytes, label);
+  Command command = [host, buffer = buffer.get(), device_offset, bytes](const Access& access) {
+    std::memcpy(access.bytes(*buffer) + device_offset, host, static_cast<std::size_t>(bytes));
+  };
+  return queue.submit(CommandBuffer{std::move(label), CommandKind::kCopy, {buffer}, {command}});
+}
+
+EventRef download(Queue& queue, const BufferRef& buffer, int64_t device_offset, int64_t bytes,
+                  std::byte* host, std::string label) {
+  require_within(*buffer, device_offset, bytes, label);
+  Command command = [host, buffer = buffer.get(), device_offset, bytes](const Access& access) {
+    std::memcpy(host, access.bytes(*buffer) + device_offset, static_cast<std::size_t>(bytes));
+  };
+  return queue.submit(CommandBuffer{std::move(label), CommandKind::kCopy, {buffer}, {command}});
+}
+
+EventRef copy(Queue& queue, const BufferRef& source, int64_t source_offset,
+              const BufferRef& destination, int64_t destination_offset, int64_t bytes,
+              std::string label) {
+  require_within(*source, source_offset, bytes, label);
+  require_within(*destination, destination_offset, bytes, label);
+  Command command = [from = source.get(), source_offset, to = destination.get(), destination_offset,
+                     bytes](const Access& access) {
+    std::memmove(access.bytes(*to) + destination_offset, access.bytes(*from) + source_offset,
+                 static_cast<std::size_t>(bytes));
+  };
+  return queue.submit(
+      CommandBuffer{std::move(label), CommandKind::kCopy, {source, destination}, {command}});
+}
+
+}  // namespace strideweave::device
