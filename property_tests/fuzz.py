@@ -576,6 +576,12 @@ ENTRY_POINTS: dict[str, Target] = {
         args(DTYPES, st.one_of(st.none(), INTS), values=st.one_of(TREES, ANY), mutable=ANY),
         keywords=("dtype", "n", "values", "mutable"),
     ),
+    # A dtype the device does not hold is TypeError (carrier-storage, Metal).
+    "Metal.__init__": Target(
+        (T, V, M),
+        args(DTYPES, st.one_of(st.none(), INTS), values=st.one_of(TREES, ANY), mutable=ANY),
+        keywords=("dtype", "n", "values", "mutable"),
+    ),
     # Files beyond the file system's limits, and paths naming directories or missing
     # files, are OSError (carrier-storage).
     "FileBacked.__init__": Target(
@@ -650,6 +656,9 @@ ENTRY_POINTS: dict[str, Target] = {
     "FileBackedToCpuMoveOperation.__init__": Target((T,)),
     "CpuToBlockDeviceMoveOperation.__init__": Target((T,)),
     "BlockDeviceToCpuMoveOperation.__init__": Target((T,)),
+    "CpuToMetalMoveOperation.__init__": Target((T,)),
+    "MetalToCpuMoveOperation.__init__": Target((T,)),
+    "MetalToMetalMoveOperation.__init__": Target((T,)),
     # A definition-backed carrier class is RuntimeError, a registered pair ValueError, an
     # unregistered one KeyError (interop-movement).
     "carriers.move.register_move_operation": Target(

@@ -303,9 +303,11 @@ CONCRETE_DTYPES = st.sampled_from([sw.Bool, sw.Int32, sw.Float32])
 EXPORTABLE_DTYPES = st.sampled_from([sw.Float32, sw.Int32])
 BUILTIN_CARRIERS = st.sampled_from([sw.CPU, sw.Generic])
 # The built-ins, FileBacked and BlockDeviceCarrier (each over a temporary file, removed
-# when it is released or collected): for properties of every storage the span walker
-# reads.
-STORING_CARRIERS = st.sampled_from([sw.CPU, sw.Generic, sw.FileBacked, sw.BlockDeviceCarrier])
+# when it is released or collected) and Metal (device memory, which holds every concrete
+# dtype): for properties of every storage the span walker reads.
+STORING_CARRIERS = st.sampled_from(
+    [sw.CPU, sw.Generic, sw.FileBacked, sw.BlockDeviceCarrier, sw.Metal]
+)
 ANY_LAYOUTS = layouts()
 OFFSETS = st.integers(0, 16)
 EXTRA_SLOTS = st.integers(0, 8)

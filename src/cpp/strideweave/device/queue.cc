@@ -11,7 +11,7 @@ namespace strideweave::device {
 
 EventRef Buffer::last_use() const {
   std::lock_guard lock(mu_);
-  return last_use_;
+  return last_use_.lock();
 }
 
 void Buffer::wait_idle() const {
@@ -19,6 +19,10 @@ void Buffer::wait_idle() const {
 }
 
 // Event -------------------------------------------------------------------------
+
+Event::~Event() {
+  if (error_ != nullptr) queue_->dispatch([error = std::move(error_)] {});
+}
 
 bool Event::is_complete() const {
   std::lock_guard lock(mu_);

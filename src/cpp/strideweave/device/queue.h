@@ -68,8 +68,8 @@ class Buffer {
   int64_t bytes() const noexcept { return bytes_; }
 
   // The event of the last command buffer submitted with this buffer, or
-  // nullptr when none was: waiting on it waits for every earlier one (the
-  // queue executes in order).
+  // nullptr when none was or it completed and nobody holds it: waiting on it
+  // waits for every earlier one (the queue executes in order).
   EventRef last_use() const;
 
   // Blocks until every command buffer submitted so far with this buffer has
@@ -83,13 +83,22 @@ class Buffer {
   friend class Queue;
   const int64_t bytes_;
   mutable std::mutex mu_;
-  EventRef last_use_;  // guarded by mu_
+  // Guarded by mu_. Weak: replacing it never destroys an event, whose error may
+  // be a foreign exception that must not be released under a core lock (the
+  // device thread holds every event until it completed, so an expired one is
+  // complete).
+  std::weak_ptr<Event> last_use_;
 };
 
 // The completion of one command buffer.
 class Event {
  public:
   explicit Event(Queue& queue) : queue_(&queue) {}
+  // Hands a failed event's error to the completion thread to be released
+  // there: the error may be a foreign exception (a Python one) whose release
+  // must not happen where the last reference to the event is dropped, which
+  // may be under a core lock.
+  ~Event();
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
 

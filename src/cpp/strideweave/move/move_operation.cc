@@ -208,6 +208,7 @@ device::EventRef CpuToMetalMoveOperation::submit_copy(const MoveTransfer& transf
   });
   // The move pins the source readable until its terminal commit, after this
   // upload completed: its bytes can neither change nor be freed meanwhile.
+  transfer.destination_lease->mark_written();  // the device may write it from now on
   return device::upload(destination.queue(), from, destination.buffer("move"), 0, span.bytes,
                         name());
 }
@@ -230,6 +231,7 @@ device::EventRef MetalToMetalMoveOperation::submit_copy(const MoveTransfer& tran
   const Metal& from = side_of<Metal>(*source.carrier, *this, "source");
   const Metal& to = side_of<Metal>(*transfer.destination, *this, "destination");
   const SpanBytes span = span_bytes(transfer, source);
+  transfer.destination_lease->mark_written();  // the device may write it from now on
   return device::copy(from.queue(), from.buffer("move"), span.offset, to.buffer("move"), 0,
                       span.bytes, name());
 }

@@ -174,8 +174,12 @@ class BlockDeviceToCpuMoveOperation : public MoveOperation {
 // decoded, nor a Metal source released, before its pending work finished.
 // The host side is addressed in place: a CPU source is pinned readable by the
 // move (its bytes cannot change or be freed until the commit), a CPU
-// destination pinned for writing. copy() starts and waits (lowered transfers
-// and a subclass calling its base class's copy).
+// destination pinned for writing. Submitting counts as the move's write of
+// the destination (Lease::write_locked for a CPU one, Lease::mark_written for
+// a Metal one): from then on the device may change its slots, so a failure
+// after submission increments its version once, as for every move whose
+// transfer wrote. copy() starts and waits (lowered transfers and a subclass
+// calling its base class's copy).
 class MetalMoveOperation : public MoveOperation {
  public:
   void start(const MoveTransfer& transfer, TransferDone done) override;
