@@ -332,21 +332,12 @@ void bind_carriers(py::module_& m) {
       .def_property_readonly("version", getter<&Carrier::version>())
       .def_property_readonly("is_released", getter<&Carrier::is_released>())
       .def_property_readonly("owner", getter<&Carrier::owner>())
-      // Reading or writing one slot may wait (a Metal carrier's device, a file):
-      // without the GIL, as every other blocking call.
       .def(
-          "read",
-          [](const Carrier& c, int64_t slot) {
-            return from_value(without_gil([&] { return c.read(slot); }));
-          },
+          "read", [](const Carrier& c, int64_t slot) { return from_value(c.read(slot)); },
           py::arg("slot"))
       .def(
           "write",
-          [](Carrier& c, int64_t slot, py::handle value) {
-            const Value converted = to_value(value);
-            const py::gil_scoped_release unlocked;
-            c.write(slot, converted);
-          },
+          [](Carrier& c, int64_t slot, py::handle value) { c.write(slot, to_value(value)); },
           py::arg("slot"), py::arg("value"))
       .def("tolist", [](const Carrier& c) { return read_range(c, 0, c.slots(), py::none()); })
       .def("read_range", &read_range, py::arg("first"), py::arg("count"), py::kw_only(),
