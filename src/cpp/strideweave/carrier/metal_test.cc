@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -168,6 +169,17 @@ TEST_F(MetalCarrier, a_released_carrier_refuses) {
   const std::string message = message_of<RuntimeError>([&] { metal->buffer("encode"); });
   EXPECT_NE(message.find("encode"), std::string::npos) << message;
   EXPECT_EQ(metal->new_like()->slots(), 0);  // valid on a released carrier
+}
+
+TEST_F(MetalCarrier, refuses_buffers_it_cannot_hold) {
+  const int64_t huge = std::numeric_limits<int64_t>::max() / 2;
+  const std::string message =
+      message_of<ValueError>([&] { std::make_shared<Metal>(DType::Float32(), huge); });
+  EXPECT_NE(message.find("Metal"), std::string::npos) << message;
+  drain();
+  const int64_t before = device::emulated_allocated_bytes();
+  EXPECT_THROW(std::make_shared<Metal>(DType::Float32(), int64_t{1} << 60), MemoryError);
+  EXPECT_EQ(device::emulated_allocated_bytes(), before);
 }
 
 TEST_F(MetalCarrier, does_not_export_through_dlpack) {
