@@ -52,7 +52,11 @@ def test_reject_a_dtype_the_device_does_not_hold(dtype):
 @pytest.mark.spec(f"{METAL}#1", f"{METAL}#3", f"{METAL}#4", f"{BUILT}#1")
 @pytest.mark.parametrize(
     ("dtype", "values"),
-    [(sw.Float32, [0.5, -2.0, 3.25]), (sw.Int32, [-(2**31), 7, 2**31 - 1]), (sw.Bool, [True, False, True])],
+    [
+        (sw.Float32, [0.5, -2.0, 3.25]),
+        (sw.Int32, [-(2**31), 7, 2**31 - 1]),
+        (sw.Bool, [True, False, True]),
+    ],
     ids=["Float32", "Int32", "Bool"],
 )
 def test_entry_points_read_and_write_device_slots(dtype, values):
@@ -110,7 +114,7 @@ def test_a_failed_device_allocation_produces_no_carrier():
     assert empty.slots == 0 and empty.version == 0 and empty.is_mutable()
 
 
-@pytest.mark.spec(f"{METAL}/read-after-pending-device-work", f"{METAL}#4")
+@pytest.mark.spec(f"{METAL}/read-after-pending-device-work", f"{METAL}#2", f"{METAL}#4")
 @pytest.mark.usefixtures("latency")
 def test_read_after_pending_device_work():
     a = sw.Tensor(sw.Metal(sw.Int32, values=[1, 2, 3, 4]), sw.Layout(4))

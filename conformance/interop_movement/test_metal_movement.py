@@ -84,7 +84,7 @@ def test_select_each_metal_bulk_pair(pair):
     assert type(result.carrier) is destination_class and result.tolist() == expected
 
 
-@pytest.mark.spec(f"{BULK}#2", f"{BULK}#3")
+@pytest.mark.spec(f"{BULK}#2", f"{BULK}#3", "carrier-storage/metal-stores-slots-in-device-memory#6")
 def test_subclasses_and_other_pairs_take_the_elementwise_fallback():
     class SubMetal(sw.Metal):
         pass

@@ -25,8 +25,8 @@ std::shared_ptr<const Tensor> move_to(const std::shared_ptr<const Tensor>& tenso
   return request->completion().wait();
 }
 
-RC_GTEST_PROP(interop_movement__move_relocates_values_into_a_caller_supplied_carrier,
-              metal_round_trip_keeps_values_layout_and_span, ()) {
+RC_GTEST_PROP(interop_movement__metal_movement_preserves_the_complete_tensor_value_boundary,
+              move_a_hierarchical_physical_span_to_metal, ()) {
   const Layout layout = *gen_layout();
   const int64_t offset = *rc::gen::inRange<int64_t>(0, 5);
   const int64_t cosize = layout.size() == 0 ? 0 : layout.cosize();

@@ -112,7 +112,10 @@ class Event {
 
   // Calls fn(error) once the event completes (error null on success), on the
   // queue's completion thread, also when it has completed already. fn may
-  // take core locks; it must not wait for later work of this queue.
+  // take core locks and may wait for the device (a Metal move synchronizes
+  // there): a backend completes events and runs commands without ever waiting
+  // for the completion thread, so the device keeps progressing meanwhile.
+  // Callbacks run one at a time: a slow one delays those after it.
   void on_complete(std::function<void(std::exception_ptr)> fn);
 
   // For backends, on the device thread: completes the event once (later calls
