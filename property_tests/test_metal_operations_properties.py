@@ -28,15 +28,15 @@ def twin_operands(draw: st.DrawFn):
         offset = draw(S.OFFSETS)
         values = draw(S.slot_values(dtype, offset + layout.cosize + draw(S.EXTRA_SLOTS)))
         twins.append(
-            tuple(sw.Tensor(cls(dtype, values=values), layout, offset) for cls in (sw.Metal, sw.CPU))
+            tuple(
+                sw.Tensor(cls(dtype, values=values), layout, offset) for cls in (sw.Metal, sw.CPU)
+            )
         )
     return twins
 
 
 def is_fresh_metal(t: sw.Tensor) -> bool:
-    return (
-        type(t.carrier) is sw.Metal and t.offset == 0 and t.layout == sw.Layout(t.shape)
-    )
+    return type(t.carrier) is sw.Metal and t.offset == 0 and t.layout == sw.Layout(t.shape)
 
 
 @pytest.mark.spec(f"{FRESH}/compute-on-metal-without-synchronizing", f"{FRESH}#1", f"{FRESH}#3")

@@ -118,7 +118,10 @@ def test_operands_sharing_one_metal_carrier():
     b = sw.Tensor(carrier, sw.Layout((2, 3), (6, 1)), 1)
     c = a * b + a
     assert_fresh_metal(c, a, b)
-    assert c.tolist() == [[0.0 * 1 + 0, 2.0 * 2 + 2, 4.0 * 3 + 4], [1.0 * 7 + 1, 3 * 8.0 + 3, 5 * 9.0 + 5]]
+    assert c.tolist() == [
+        [0.0 * 1 + 0, 2.0 * 2 + 2, 4.0 * 3 + 4],
+        [1.0 * 7 + 1, 3 * 8.0 + 3, 5 * 9.0 + 5],
+    ]
 
 
 @pytest.mark.spec(ON_METAL, f"{FRESH}#3", f"{FRESH}#4")

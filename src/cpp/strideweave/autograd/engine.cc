@@ -55,9 +55,9 @@ std::vector<Pending> reachable(Node* root, std::unordered_map<Node*, std::size_t
 std::shared_ptr<const Tensor> ones_like_root(const Tensor& root) {
   if (!root.is_multi_subtensor() &&
       &root.subtensor("backward").carrier->carrier_class() == &Metal::static_class()) {
-    const std::shared_ptr<Tensor> zeros = Tensor::make(
-        std::make_shared<Metal>(root.dtype(), shape_size(root.shape())),
-        compact_col_major(root.shape()), 0);
+    const std::shared_ptr<Tensor> zeros =
+        Tensor::make(std::make_shared<Metal>(root.dtype(), shape_size(root.shape())),
+                     compact_col_major(root.shape()), 0);
     const Value one = root.dtype() == DType::Float32() ? Value(1.0) : Value(int64_t{1});
     return ops::scalar_kernel(ops::Arith::kAdd, *zeros, one, false, "backward");
   }

@@ -187,7 +187,6 @@ std::vector<int64_t> mode_sizes(const IntTuple& shape) {
   return sizes;
 }
 
-
 // ---- where a kernel runs ---------------------------------------------------
 //
 // Every kernel is one body, body(in, out): `in` the operands' items in
@@ -286,17 +285,16 @@ std::shared_ptr<Tensor> run_kernel(std::initializer_list<const Tensor*> operands
   device::BufferRef out_buffer = result.buffer(op);
   command_buffer.buffers.push_back(out_buffer);
   const std::size_t itemsize = *a.dtype().itemsize();
-  command_buffer.commands.emplace_back(
-      [inputs = std::move(inputs), out_buffer, canonical, itemsize,
-       body = std::move(body)](const device::Access& access) {
-        if (canonical.size() == 0) return;
-        std::array<std::vector<std::byte>, 2> scratch;
-        std::array<const std::byte*, 2> in{nullptr, nullptr};
-        for (std::size_t i = 0; i < inputs.size(); ++i) {
-          in[i] = device_items(access, inputs[i], canonical, itemsize, scratch[i]);
-        }
-        body(in.data(), access.bytes(*out_buffer));
-      });
+  command_buffer.commands.emplace_back([inputs = std::move(inputs), out_buffer, canonical, itemsize,
+                                        body = std::move(body)](const device::Access& access) {
+    if (canonical.size() == 0) return;
+    std::array<std::vector<std::byte>, 2> scratch;
+    std::array<const std::byte*, 2> in{nullptr, nullptr};
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      in[i] = device_items(access, inputs[i], canonical, itemsize, scratch[i]);
+    }
+    body(in.data(), access.bytes(*out_buffer));
+  });
   result.queue().submit(std::move(command_buffer));
   return Tensor::make(std::move(out), std::move(out_layout), 0);
 }
@@ -390,10 +388,9 @@ std::shared_ptr<Tensor> neg_kernel(const Tensor& a, const char* op) {
 std::shared_ptr<Tensor> copy_kernel(const Tensor& a, const char* op) {
   const Layout canonical = compact_col_major(a.shape());
   const std::size_t bytes = static_cast<std::size_t>(canonical.size()) * *a.dtype().itemsize();
-  return run_fresh({&a}, a.shape(), canonical, false, op,
-                   [bytes](const std::byte* const* in, std::byte* out) {
-                     std::memcpy(out, in[0], bytes);
-                   });
+  return run_fresh(
+      {&a}, a.shape(), canonical, false, op,
+      [bytes](const std::byte* const* in, std::byte* out) { std::memcpy(out, in[0], bytes); });
 }
 
 std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& reduced,
@@ -422,21 +419,21 @@ std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& red
   std::shared_ptr<Tensor> result;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    result = run_fresh(
-        {&a}, shape, compact_col_major(a.shape()), true, op,
-        [modes](const std::byte* const* in_bytes, std::byte* out) {
-          const T* in = reinterpret_cast<const T*>(in_bytes[0]);
-          T* o = reinterpret_cast<T*>(out);
-          internal_runs::walk_joint(modes, 0, 0,
-                                    [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
-                                      if (ds == 0) {
-                                        o[d] = Add::f(o[d], sum_stretch(in + s, n, ss));
-                                      } else {
-                                        for (int64_t i = 0; i < n; ++i)
-                                          o[d + i * ds] = Add::f(o[d + i * ds], in[s + i * ss]);
-                                      }
-                                    });
-        });
+    result =
+        run_fresh({&a}, shape, compact_col_major(a.shape()), true, op,
+                  [modes](const std::byte* const* in_bytes, std::byte* out) {
+                    const T* in = reinterpret_cast<const T*>(in_bytes[0]);
+                    T* o = reinterpret_cast<T*>(out);
+                    internal_runs::walk_joint(
+                        modes, 0, 0, [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
+                          if (ds == 0) {
+                            o[d] = Add::f(o[d], sum_stretch(in + s, n, ss));
+                          } else {
+                            for (int64_t i = 0; i < n; ++i)
+                              o[d + i * ds] = Add::f(o[d + i * ds], in[s + i * ss]);
+                          }
+                        });
+                  });
   });
   return result;
 }
