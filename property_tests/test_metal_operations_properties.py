@@ -50,8 +50,9 @@ def test_metal_operations_equal_cpu(twins, constant):
         (a - b, a_cpu - b_cpu),
         (constant - a, constant - a_cpu),
         (a.sum(), a_cpu.sum()),
-        (b.sum(modes=(0,)), b_cpu.sum(modes=(0,))),
     ]
+    if b.shape != ():
+        cases.append((b.sum(modes=(0,)), b_cpu.sum(modes=(0,))))
     for metal, cpu in cases:
         assert is_fresh_metal(metal)
         assert type(cpu.carrier) is sw.CPU

@@ -45,7 +45,8 @@ def latency():
 
 def slot_values(dtype: sw.DType, n: int, salt: int) -> list:
     if dtype == sw.Int32:
-        return [INT_EDGES[(i + salt) % len(INT_EDGES)] + i for i in range(n)]
+        wrap = [(INT_EDGES[(i + salt) % len(INT_EDGES)] + i + 2**31) % 2**32 for i in range(n)]
+        return [v - 2**31 for v in wrap]
     return [0.25 * (i + 1) * (-1) ** (i + salt) + salt for i in range(n)]
 
 
