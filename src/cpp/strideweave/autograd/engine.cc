@@ -8,6 +8,9 @@
 #include "strideweave/autograd/cotangent.h"
 #include "strideweave/autograd/grad_mode.h"
 #include "strideweave/autograd/node.h"
+#include "strideweave/carrier/metal.h"
+#include "strideweave/layout/layout.h"
+#include "strideweave/ops/kernels.h"
 #include "strideweave/ops/math.h"
 #include "strideweave/tensor/factories.h"
 #include "strideweave/util/error.h"
@@ -46,6 +49,21 @@ std::vector<Pending> reachable(Node* root, std::unordered_map<Node*, std::size_t
   return nodes;
 }
 
+// The implied cotangent of a one-element root: a one of its dtype, on Metal
+// when the root lives on Metal (its zeroed buffer plus one, a device command:
+// gradients of Metal operations stay on Metal without synchronizing), else CPU.
+std::shared_ptr<const Tensor> ones_like_root(const Tensor& root) {
+  if (!root.is_multi_subtensor() &&
+      &root.subtensor("backward").carrier->carrier_class() == &Metal::static_class()) {
+    const std::shared_ptr<Tensor> zeros =
+        Tensor::make(std::make_shared<Metal>(root.dtype(), shape_size(root.shape())),
+                     compact_col_major(root.shape()), 0);
+    const Value one = root.dtype() == DType::Float32() ? Value(1.0) : Value(int64_t{1});
+    return ops::scalar_kernel(ops::Arith::kAdd, *zeros, one, false, "backward");
+  }
+  return full(root.shape(), 1.0, root.dtype());
+}
+
 }  // namespace
 
 void backward(const std::shared_ptr<const Tensor>& root, std::shared_ptr<const Tensor> cotangent,
@@ -71,7 +89,7 @@ void backward(const std::shared_ptr<const Tensor>& root, std::shared_ptr<const T
   for (const Pending& p : nodes) p.node->validate();
 
   const GradModeGuard no_grad(false);
-  nodes.front().cotangent = cotangent ? ops::copy(*cotangent) : full(shape, 1.0, root->dtype());
+  nodes.front().cotangent = cotangent ? ops::copy(*cotangent) : ones_like_root(*root);
   std::vector<std::size_t> ready{0};
   while (!ready.empty()) {
     Pending& p = nodes[ready.back()];

@@ -63,6 +63,12 @@ device::BufferRef Metal::buffer(const char* operation) const {
   return buffer_;
 }
 
+device::BufferRef Metal::buffer_for_read(const char* operation) const {
+  std::lock_guard lock(mu_);
+  require_readable_locked(operation);
+  return buffer_;
+}
+
 Value Metal::do_read(int64_t slot) const {
   std::byte item[8];
   do_read_range(slot, 1, item);

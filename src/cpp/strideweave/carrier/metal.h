@@ -54,6 +54,12 @@ class Metal : public Carrier {
   // after a release (which only drops the carrier's reference).
   device::BufferRef buffer(const char* operation) const;
 
+  // buffer(), after the checks a read makes, under one lock: RuntimeError
+  // naming `operation` when released or being written by a pending move
+  // (pinned for writing by an operation that has not admitted the caller).
+  // For kernels that read the buffer on the device.
+  device::BufferRef buffer_for_read(const char* operation) const;
+
   std::size_t itemsize() const noexcept { return itemsize_; }
 
  protected:

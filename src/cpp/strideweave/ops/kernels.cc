@@ -3,39 +3,19 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <utility>
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/metal.h"
+#include "strideweave/device/queue.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/layout/runs.h"
 
 namespace strideweave::ops {
 
 namespace {
-
-// A fresh result: a CPU carrier under the canonical layout of a shape, zeroed
-// for kernels that accumulate into it, else left for the kernel to fill.
-struct Fresh {
-  std::shared_ptr<CPU> carrier;
-  Layout layout;
-  int64_t size;
-
-  Fresh(const DType& dtype, const IntTuple& shape, bool zeroed = false)
-      : carrier(zeroed ? std::make_shared<CPU>(dtype, shape_size(shape))
-                       : CPU::uninitialized(dtype, shape_size(shape))),
-        layout(compact_col_major(shape)),
-        size(layout.size()) {}
-
-  template <class T>
-  T* items() const {
-    return reinterpret_cast<T*>(carrier->data());
-  }
-
-  std::shared_ptr<Tensor> finish() && {
-    return Tensor::make(std::move(carrier), std::move(layout), 0);
-  }
-};
 
 // The items of non-empty `t` (its subtensor `s`) in canonical order, under the
 // carrier lock `reader` stands for: in place when the storage is host memory
@@ -207,6 +187,132 @@ std::vector<int64_t> mode_sizes(const IntTuple& shape) {
   return sizes;
 }
 
+// ---- where a kernel runs ---------------------------------------------------
+//
+// Every kernel is one body, body(in, out): `in` the operands' items in
+// canonical order (in[0], in[1]), `out` the result's bytes. run_kernel runs it
+// on the host under the operands' locks, or, when every operand lives on a
+// Metal carrier, inside one command buffer on the device queue.
+
+// Whether every operand lives on a carrier of exact class Metal.
+bool all_metal(std::initializer_list<const Tensor*> operands, const char* op) {
+  for (const Tensor* t : operands) {
+    if (&t->subtensor(op).carrier->carrier_class() != &Metal::static_class()) return false;
+  }
+  return true;
+}
+
+// A fresh result carrier of n slots: Metal for a device kernel (device
+// buffers start zeroed), else CPU, zeroed for kernels that accumulate.
+std::shared_ptr<Carrier> fresh_carrier(bool device, const DType& dtype, int64_t n, bool zeroed) {
+  if (device) return std::make_shared<Metal>(dtype, n);
+  if (zeroed) return std::make_shared<CPU>(dtype, n);
+  return CPU::uninitialized(dtype, n);
+}
+
+// One operand of a device kernel, captured by value by its command.
+struct DeviceOperand {
+  device::BufferRef buffer;
+  Layout layout;
+  int64_t offset;
+};
+
+// Inside a command: the items of `o` in canonical order, in place when its
+// view is canonical-contiguous, else gathered into `scratch` by the strided
+// kernel.
+const std::byte* device_items(const device::Access& access, const DeviceOperand& o,
+                              const Layout& canonical, std::size_t itemsize,
+                              std::vector<std::byte>& scratch) {
+  const std::byte* bytes = access.bytes(*o.buffer);
+  if (is_canonical_contiguous(o.layout)) {
+    return bytes + static_cast<std::size_t>(o.offset) * itemsize;
+  }
+  scratch.resize(static_cast<std::size_t>(o.layout.size()) * itemsize);
+  copy_strided(bytes, o.layout, o.offset, scratch.data(), canonical, 0, itemsize);
+  return scratch.data();
+}
+
+// Runs body(in, out) over the (one or two) non-empty operands' items in
+// canonical order (`canonical`: the canonical layout of their shape) into
+// `out`, a fresh carrier from fresh_carrier(device, ...), and returns the
+// result tensor of `out_layout` at offset 0.
+//
+// Host (device false): under the operands' locks (with_canonical,
+// with_both_canonical); a Metal operand among others is read through its
+// range reads, which synchronize. Device (every operand on Metal): each
+// operand checked readable and its buffer taken (Metal::buffer_for_read),
+// then one kKernel command buffer labelled `op`, naming the operand buffers
+// and the result's, is submitted without waiting; its command gathers the
+// operands from device memory and runs the same body. The body is copied
+// into the command: it captures by value.
+template <class Body>
+std::shared_ptr<Tensor> run_kernel(std::initializer_list<const Tensor*> operands, bool device,
+                                   std::shared_ptr<Carrier> out, Layout out_layout,
+                                   const Layout& canonical, const char* op, Body body) {
+  const Tensor& a = **operands.begin();
+  if (!device) {
+    std::byte* o = static_cast<CPU&>(*out).data();
+    if (operands.size() == 1) {
+      std::vector<std::byte> scratch;
+      with_canonical(a, canonical, op, scratch, [&](const std::byte* pa) {
+        const std::array<const std::byte*, 2> in{pa, nullptr};
+        body(in.data(), o);
+      });
+    } else {
+      std::vector<std::byte> scratch_a;
+      std::vector<std::byte> scratch_b;
+      with_both_canonical(a, **(operands.begin() + 1), canonical, op, scratch_a, scratch_b,
+                          [&](const std::byte* pa, const std::byte* pb) {
+                            const std::array<const std::byte*, 2> in{pa, pb};
+                            body(in.data(), o);
+                          });
+    }
+    return Tensor::make(std::move(out), std::move(out_layout), 0);
+  }
+  device::CommandBuffer command_buffer;
+  command_buffer.label = op;
+  command_buffer.kind = device::CommandKind::kKernel;
+  std::vector<DeviceOperand> inputs;
+  for (const Tensor* t : operands) {
+    const Subtensor& s = t->subtensor(op);
+    device::BufferRef buffer = static_cast<const Metal&>(*s.carrier).buffer_for_read(op);
+    bool named = false;
+    for (const device::BufferRef& b : command_buffer.buffers) named = named || b == buffer;
+    if (!named) command_buffer.buffers.push_back(buffer);
+    inputs.push_back({std::move(buffer), s.layout, s.offset});
+  }
+  const Metal& result = static_cast<const Metal&>(*out);
+  device::BufferRef out_buffer = result.buffer(op);
+  command_buffer.buffers.push_back(out_buffer);
+  const std::size_t itemsize = *a.dtype().itemsize();
+  command_buffer.commands.emplace_back([inputs = std::move(inputs), out_buffer, canonical, itemsize,
+                                        body = std::move(body)](const device::Access& access) {
+    if (canonical.size() == 0) return;
+    std::array<std::vector<std::byte>, 2> scratch;
+    std::array<const std::byte*, 2> in{nullptr, nullptr};
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      in[i] = device_items(access, inputs[i], canonical, itemsize, scratch[i]);
+    }
+    body(in.data(), access.bytes(*out_buffer));
+  });
+  result.queue().submit(std::move(command_buffer));
+  return Tensor::make(std::move(out), std::move(out_layout), 0);
+}
+
+// run_kernel into a fresh carrier under the canonical layout of `shape`,
+// placed by all_metal; zeroed first when `zeroed`.
+template <class Body>
+std::shared_ptr<Tensor> run_fresh(std::initializer_list<const Tensor*> operands,
+                                  const IntTuple& shape, const Layout& canonical, bool zeroed,
+                                  const char* op, Body body) {
+  const Tensor& a = **operands.begin();
+  const bool device = all_metal(operands, op);
+  Layout layout = compact_col_major(shape);
+  std::shared_ptr<Carrier> out = fresh_carrier(device, a.dtype(), layout.size(), zeroed);
+  return run_kernel(operands, device, std::move(out), std::move(layout), canonical, op,
+                    std::move(body));
+}
+
 }  // namespace
 
 bool is_canonical_contiguous(const Layout& layout) noexcept {
@@ -220,75 +326,75 @@ bool is_canonical_contiguous(const Layout& layout) noexcept {
 
 std::shared_ptr<Tensor> binary_kernel(Arith arith, const Tensor& a, const Tensor& b,
                                       const char* op) {
-  Fresh out(a.dtype(), a.shape());
-  std::vector<std::byte> scratch_a;
-  std::vector<std::byte> scratch_b;
+  const Layout canonical = compact_col_major(a.shape());
+  const int64_t n = canonical.size();
+  std::shared_ptr<Tensor> result;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    T* o = out.items<T>();
-    const int64_t n = out.size;
     by_arith(arith, [&](auto k) {
       using K = decltype(k);
-      with_both_canonical(a, b, out.layout, op, scratch_a, scratch_b,
-                          [&](const std::byte* pa, const std::byte* pb) {
-                            for (int64_t i = 0; i < n; ++i) {
-                              o[i] = K::f(item<T>(pa, i), item<T>(pb, i));
-                            }
-                          });
+      result = run_fresh({&a, &b}, a.shape(), canonical, false, op,
+                         [n](const std::byte* const* in, std::byte* out) {
+                           T* o = reinterpret_cast<T*>(out);
+                           for (int64_t i = 0; i < n; ++i) {
+                             o[i] = K::f(item<T>(in[0], i), item<T>(in[1], i));
+                           }
+                         });
     });
   });
-  return std::move(out).finish();
+  return result;
 }
 
 std::shared_ptr<Tensor> scalar_kernel(Arith arith, const Tensor& a, const Value& c,
                                       bool constant_first, const char* op) {
-  Fresh out(a.dtype(), a.shape());
-  std::vector<std::byte> scratch;
+  const Layout canonical = compact_col_major(a.shape());
+  const int64_t n = canonical.size();
+  std::shared_ptr<Tensor> result;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    T* o = out.items<T>();
     const T k_c = constant_as<T>(c);
-    const auto n = out.size;
     by_arith(arith, [&](auto k) {
       using K = decltype(k);
-      with_canonical(a, out.layout, op, scratch, [&](const std::byte* pa) {
-        if (constant_first) {
-          for (int64_t i = 0; i < n; ++i) o[i] = K::f(k_c, item<T>(pa, i));
-        } else {
-          for (int64_t i = 0; i < n; ++i) o[i] = K::f(item<T>(pa, i), k_c);
-        }
-      });
+      result = run_fresh({&a}, a.shape(), canonical, false, op,
+                         [n, k_c, constant_first](const std::byte* const* in, std::byte* out) {
+                           T* o = reinterpret_cast<T*>(out);
+                           const std::byte* pa = in[0];
+                           if (constant_first) {
+                             for (int64_t i = 0; i < n; ++i) o[i] = K::f(k_c, item<T>(pa, i));
+                           } else {
+                             for (int64_t i = 0; i < n; ++i) o[i] = K::f(item<T>(pa, i), k_c);
+                           }
+                         });
     });
   });
-  return std::move(out).finish();
+  return result;
 }
 
 std::shared_ptr<Tensor> neg_kernel(const Tensor& a, const char* op) {
-  Fresh out(a.dtype(), a.shape());
-  std::vector<std::byte> scratch;
+  const Layout canonical = compact_col_major(a.shape());
+  const int64_t n = canonical.size();
+  std::shared_ptr<Tensor> result;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    T* o = out.items<T>();
-    const auto n = out.size;
-    with_canonical(a, out.layout, op, scratch, [&](const std::byte* pa) {
-      for (int64_t i = 0; i < n; ++i) o[i] = Sub::f(T{0}, item<T>(pa, i));
-    });
+    result = run_fresh({&a}, a.shape(), canonical, false, op,
+                       [n](const std::byte* const* in, std::byte* out) {
+                         T* o = reinterpret_cast<T*>(out);
+                         for (int64_t i = 0; i < n; ++i) o[i] = Sub::f(T{0}, item<T>(in[0], i));
+                       });
   });
-  return std::move(out).finish();
+  return result;
 }
 
 std::shared_ptr<Tensor> copy_kernel(const Tensor& a, const char* op) {
-  Fresh out(a.dtype(), a.shape());
-  std::vector<std::byte> scratch;
-  const std::size_t bytes = static_cast<std::size_t>(out.size) * *a.dtype().itemsize();
-  with_canonical(a, out.layout, op, scratch,
-                 [&](const std::byte* pa) { std::memcpy(out.carrier->data(), pa, bytes); });
-  return std::move(out).finish();
+  const Layout canonical = compact_col_major(a.shape());
+  const std::size_t bytes = static_cast<std::size_t>(canonical.size()) * *a.dtype().itemsize();
+  return run_fresh(
+      {&a}, a.shape(), canonical, false, op,
+      [bytes](const std::byte* const* in, std::byte* out) { std::memcpy(out, in[0], bytes); });
 }
 
 std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& reduced,
                                    const IntTuple& shape, const char* op) {
-  Fresh out(a.dtype(), shape, true);
   // The input as its top-level modes, column-major; the output strides of the
   // kept modes, 0 for the reduced ones.
   const std::vector<int64_t> sizes = mode_sizes(a.shape());
@@ -308,26 +414,45 @@ std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& red
   const Layout in_layout(walk_shape, IntTuple::tuple(in_strides));
   const Layout out_layout(walk_shape, IntTuple::tuple(out_strides));
   bool empty = false;
-  const std::vector<internal_runs::JointMode> modes =
+  std::vector<internal_runs::JointMode> modes =
       internal_runs::joint_modes(in_layout, out_layout, empty);
-  std::vector<std::byte> scratch;
+  std::shared_ptr<Tensor> result;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    T* o = out.items<T>();
-    with_canonical(a, compact_col_major(a.shape()), op, scratch, [&](const std::byte* pa) {
-      const T* in = reinterpret_cast<const T*>(pa);
-      internal_runs::walk_joint(modes, 0, 0,
-                                [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
-                                  if (ds == 0) {
-                                    o[d] = Add::f(o[d], sum_stretch(in + s, n, ss));
-                                  } else {
-                                    for (int64_t i = 0; i < n; ++i)
-                                      o[d + i * ds] = Add::f(o[d + i * ds], in[s + i * ss]);
-                                  }
-                                });
-    });
+    result =
+        run_fresh({&a}, shape, compact_col_major(a.shape()), true, op,
+                  [modes](const std::byte* const* in_bytes, std::byte* out) {
+                    const T* in = reinterpret_cast<const T*>(in_bytes[0]);
+                    T* o = reinterpret_cast<T*>(out);
+                    internal_runs::walk_joint(
+                        modes, 0, 0, [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
+                          if (ds == 0) {
+                            o[d] = Add::f(o[d], sum_stretch(in + s, n, ss));
+                          } else {
+                            for (int64_t i = 0; i < n; ++i)
+                              o[d + i * ds] = Add::f(o[d + i * ds], in[s + i * ss]);
+                          }
+                        });
+                  });
   });
-  return std::move(out).finish();
+  return result;
+}
+
+std::shared_ptr<Tensor> scatter_kernel(const Tensor& g, const IntTuple& shape,
+                                       const std::vector<IndexItem>& items, const char* op) {
+  const bool device = all_metal({&g}, op);
+  Layout layout = compact_col_major(shape);
+  std::shared_ptr<Carrier> out = fresh_carrier(device, g.dtype(), layout.size(), true);
+  // Where the index selected, in the result's storage.
+  const std::shared_ptr<Tensor> selected = Tensor::make(out, layout, 0)->index(items);
+  const Subtensor& s = selected->subtensor(op);
+  const Layout canonical = compact_col_major(g.shape());
+  const std::size_t itemsize = *g.dtype().itemsize();
+  return run_kernel({&g}, device, std::move(out), std::move(layout), canonical, op,
+                    [canonical, target = s.layout, offset = s.offset, itemsize](
+                        const std::byte* const* in, std::byte* o) {
+                      copy_strided(in[0], canonical, 0, o, target, offset, itemsize);
+                    });
 }
 
 }  // namespace strideweave::ops

@@ -6,11 +6,24 @@
 // (compact column-major, any offset) is read in place; any other view is
 // first gathered into canonical order by the span walker (SlotReader::gather:
 // the strided kernel on host memory, one range read per run otherwise).
-// Results are fresh, publicly mutable CPU tensors of the canonical layout at
+// Results are fresh, publicly mutable tensors of the canonical layout at
 // offset 0. Float32 computes in float; Int32 wraps in two's complement.
 // Pre (checked by the operations): single-subtensor operands of dtype Float32
 // or Int32, equal shapes for binary kernels. Reads fail as reads do
 // (RuntimeError naming a released carrier or one being written, naming `op`).
+//
+// Where results live: when every operand lives on a carrier of exact class
+// Metal, the result is a fresh Metal carrier and the kernel is one command
+// buffer (kind kKernel, labelled `op`, naming the operand buffers and the
+// result's) submitted to the Metal queue without waiting: a chain of such
+// kernels runs asynchronously, in submission order, and reading the result's
+// values (Metal's reads wait) observes it complete. Each operand is checked
+// readable before the submission (Metal::buffer_for_read). The command gathers
+// each operand into canonical order from device memory with the strided
+// kernel (copy_strided; contiguous canonical views read in place) and runs the
+// same compute body as the host path. Otherwise (no Metal operand, or Metal
+// mixed with other carriers) the kernel runs on the host into a CPU result;
+// a Metal operand is then read through its range reads, which synchronize.
 #pragma once
 
 #include <memory>
@@ -44,6 +57,11 @@ std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& red
 
 // The values of `a` in fresh storage under the canonical layout of its shape.
 std::shared_ptr<Tensor> copy_kernel(const Tensor& a, const char* op);
+
+// Zeros of `shape` (g's dtype) with g written where Tensor::index(items)
+// selects in them: the backward of index. g's shape is the selection's.
+std::shared_ptr<Tensor> scatter_kernel(const Tensor& g, const IntTuple& shape,
+                                       const std::vector<IndexItem>& items, const char* op);
 
 // True when `layout` visits storage contiguously in flat order: each leaf
 // mode of extent above one has the stride of the product of the extents

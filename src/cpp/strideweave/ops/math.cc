@@ -329,30 +329,17 @@ class BroadcastOperation final : public TensorOperation {
 
 class IndexNode final : public Node {
  public:
-  IndexNode(IntTuple shape, DType dtype, std::vector<IndexItem> items, Next next)
-      : Node("index", std::move(next)),
-        shape_(std::move(shape)),
-        dtype_(std::move(dtype)),
-        items_(std::move(items)) {}
+  IndexNode(IntTuple shape, std::vector<IndexItem> items, Next next)
+      : Node("index", std::move(next)), shape_(std::move(shape)), items_(std::move(items)) {}
 
   // Zeros of the input's shape with the cotangent written where the index
   // selected.
   Grads apply(const std::shared_ptr<const Tensor>& g) override {
-    const Layout canonical = compact_col_major(shape_);
-    auto carrier = std::make_shared<CPU>(dtype_, canonical.size());
-    const std::shared_ptr<Tensor> grad = Tensor::make(carrier, canonical, 0);
-    const std::shared_ptr<Tensor> selected = grad->index(items_);
-    const Subtensor& s = selected->subtensor("index backward");
-    const std::size_t itemsize = carrier->itemsize();
-    const auto slots = static_cast<std::size_t>(carrier->slots());
-    const auto offset = static_cast<std::size_t>(s.offset);
-    g->read_into({carrier->data() + offset * itemsize, (slots - offset) * itemsize}, s.layout);
-    return {grad};
+    return {scatter_kernel(*g, shape_, items_, "index backward")};
   }
 
  private:
   IntTuple shape_;
-  DType dtype_;
   std::vector<IndexItem> items_;
 };
 
@@ -362,8 +349,7 @@ class IndexOperation final : public TensorOperation {
   std::string name() const override { return "index"; }
   std::shared_ptr<Tensor> forward(Inputs inputs) const override { return inputs[0]->index(items_); }
   std::shared_ptr<Node> backward(Inputs inputs, Next next) const override {
-    return std::make_shared<IndexNode>(inputs[0]->shape(), inputs[0]->dtype(), items_,
-                                       std::move(next));
+    return std::make_shared<IndexNode>(inputs[0]->shape(), items_, std::move(next));
   }
 
  private:

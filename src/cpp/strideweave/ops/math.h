@@ -13,9 +13,12 @@
 // Then reading fails as reads do (RuntimeError naming a released carrier or
 // one being written by a pending move).
 //
-// Results of add, sub, mul, neg and sum are fresh, publicly mutable CPU
-// tensors under the canonical layout of their shape at offset 0, of the
-// operands' dtype. broadcast_to and index return views of their input.
+// Results of add, sub, mul, neg and sum are fresh, publicly mutable tensors
+// under the canonical layout of their shape at offset 0, of the operands'
+// dtype: Metal when every tensor operand lives on Metal (computed by one
+// asynchronous device command; observing host values synchronizes), else CPU
+// (kernels.h). broadcast_to and index return views of their input; index's
+// backward scatters into Metal zeros when the cotangent lives on Metal.
 #pragma once
 
 #include <memory>
