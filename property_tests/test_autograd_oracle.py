@@ -158,15 +158,18 @@ def draw_leaf(data: st.DataObject, graph: Graph, shape: S.IntTuple, requires_gra
 
 
 def add_result(graph: Graph, op: str, inputs: tuple, arg: object, result: sw.Tensor) -> int:
-    """Appends the node of ``result``; checks a math result is fresh, publicly mutable CPU
-    storage under the canonical layout at offset 0 (checked now: a later move releases
-    it)."""
+    """Appends the node of ``result``; checks a math result is fresh, publicly mutable
+    storage under the canonical layout at offset 0, on Metal when every tensor operand is
+    on Metal and on CPU otherwise (checked now: a later move releases it)."""
     for i in inputs:
         if not isinstance(i, Scalar):
             graph.nodes[i].consumers += 1
             assert result.carrier is not graph.nodes[i].tensor.carrier or op in (*VIEWS, "move")
     if op not in (*VIEWS, "move"):
-        assert type(result.carrier) is sw.CPU and result.carrier.is_mutable(), op
+        operands = [graph.nodes[i].tensor for i in inputs if not isinstance(i, Scalar)]
+        on_metal = all(type(t.carrier) is sw.Metal for t in operands)
+        assert type(result.carrier) is (sw.Metal if on_metal else sw.CPU), op
+        assert result.carrier.is_mutable(), op
         assert result.offset == 0 and result.layout == sw.Layout(result.shape), op
     graph.nodes.append(Node(op, inputs, arg, result, logical_values(result)))
     return len(graph.nodes) - 1

@@ -327,6 +327,7 @@ def test_drop_a_pending_metal_handle():
 def test_move_a_gradient_back_from_metal():
     leaf = hierarchical(sw.CPU)
     leaf.requires_grad = True
+    twos = [[[2.0 for _ in row] for row in plane] for plane in leaf.tolist()]
     on_metal = sw.move(leaf, sw.Metal(sw.Float32))
     assert isinstance(on_metal.autograd_ctx, sw.MoveNode)
     # A cotangent with device work still pending: backward synchronizes as needed.
@@ -336,7 +337,7 @@ def test_move_a_gradient_back_from_metal():
     on_metal.backward(cotangent)
     grad = leaf.grad
     assert type(grad.carrier) is sw.CPU and grad.carrier is not leaf.carrier
-    assert grad.shape == leaf.shape and grad.tolist() == [[[2.0] * 3] * 2] * 2
+    assert grad.shape == leaf.shape and grad.layout == leaf.layout and grad.tolist() == twos
 
 
 @pytest.mark.spec(f"{REVERSE}#2")

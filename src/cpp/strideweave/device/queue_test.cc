@@ -245,8 +245,9 @@ TEST_F(DeviceQueue, copies_outside_a_buffer_are_refused_before_submission) {
   EXPECT_EQ(large->last_use(), nullptr);
   // The edges are within.
   upload(queue(), host.data(), small, 8, 0, "upload")->wait();
-  copy(queue(), large, 8, small, 0, 8, "copy")->wait();
-  EXPECT_NE(small->last_use(), nullptr);
+  const EventRef copied = copy(queue(), large, 8, small, 0, 8, "copy");
+  copied->wait();
+  EXPECT_EQ(small->last_use(), copied);  // held here, so still remembered
 }
 
 TEST_F(DeviceQueue, copies_move_bytes_between_host_and_buffers) {
@@ -295,17 +296,26 @@ TEST_F(DeviceQueue, synchronize_waits_for_earlier_work) {
 
 TEST_F(DeviceQueue, concurrent_submitters_keep_each_buffers_last_use_in_order) {
   const BufferRef buffer = queue().allocate(4);
+  Gate gate;  // holds the device, so that every event is still pending at the end
+  queue().submit(kernel("gate", {gate.command()}));
+  std::vector<std::vector<EventRef>> submitted(4);
   std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&] {
-      for (int i = 0; i < 50; ++i) queue().submit(kernel("k", {[](const Access&) {}}, {buffer}));
+  for (std::size_t t = 0; t < submitted.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        submitted[t].push_back(queue().submit(kernel("k", {[](const Access&) {}}, {buffer})));
+      }
     });
   }
   for (std::thread& thread : threads) thread.join();
   const EventRef last = buffer->last_use();
+  ASSERT_NE(last, nullptr);
+  gate.open();
   last->wait();
-  queue().synchronize();
-  EXPECT_EQ(buffer->last_use(), last);
+  // The remembered event is the one submitted last: every other completed before it.
+  for (const auto& events : submitted) {
+    for (const EventRef& event : events) EXPECT_TRUE(event->is_complete());
+  }
 }
 
 }  // namespace
