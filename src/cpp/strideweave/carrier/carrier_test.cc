@@ -9,6 +9,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/util/error.h"
+#include "strideweave/util/mapped_memory.h"
 #include "testing/expect_error.h"
 
 namespace strideweave {
@@ -137,7 +138,7 @@ TEST(carrier_storage__cpu_stores_slots_in_an_aligned_host_buffer, expose_the_ali
 
 TEST(carrier_storage__cpu_stores_slots_in_an_aligned_host_buffer,
      clause1__a_large_buffer_is_aligned_and_reads_zero) {
-  const auto mapped = static_cast<int64_t>(CPU::kMappedBytes / sizeof(int32_t)) + 3;
+  const auto mapped = static_cast<int64_t>(kMappedBytes / sizeof(int32_t)) + 3;
   for (const int64_t n : {int64_t{5}, mapped}) {
     auto constructed = std::make_shared<CPU>(DType::Int32(), n);
     auto allocated = std::make_shared<CPU>(DType::Int32());

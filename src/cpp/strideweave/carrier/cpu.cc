@@ -1,13 +1,12 @@
 #include "strideweave/carrier/cpu.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
+#include "strideweave/util/mapped_memory.h"
 
 namespace strideweave {
 
@@ -25,7 +24,7 @@ std::size_t cpu_itemsize(const DType& dtype) {
 
 void CPU::Free::operator()(std::byte* p) const noexcept {
   if (mapped != 0) {
-    ::munmap(p, mapped);
+    unmap_memory(p, mapped);
   } else {
     std::free(p);
   }
@@ -81,12 +80,9 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n, bool zeroe
                        std::to_string(n) + " slots of " + dtype().name());
   };
   if (size >= kMappedBytes) {
-    void* mapped =
-        ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) throw cannot();
-    ::madvise(mapped, size, MADV_HUGEPAGE);  // a hint: without huge pages the buffer still works
-    if (::madvise(mapped, size, MADV_POPULATE_WRITE) != 0) std::memset(mapped, 0, size);
-    return std::unique_ptr<std::byte, Free>(static_cast<std::byte*>(mapped), Free{size});
+    std::byte* mapped = map_zeroed_memory(size);
+    if (mapped == nullptr) throw cannot();
+    return std::unique_ptr<std::byte, Free>(mapped, Free{size});
   }
   auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, size));
   if (p == nullptr) throw cannot();

@@ -15,13 +15,8 @@ namespace strideweave {
 class CPU : public Carrier {
  public:
   static constexpr std::size_t kAlignment = 64;
-  // Buffers of at least this many bytes are mapped (anonymous mmap) instead of
-  // taken from the heap, with transparent huge pages requested (MADV_HUGEPAGE,
-  // as NumPy requests them for its large arrays), and faulted in by the kernel,
-  // which zeroes them (MADV_POPULATE_WRITE; a memset where the kernel lacks
-  // it): their bytes are written once before the carrier's first use instead
-  // of twice (page zeroing, then memset).
-  static constexpr std::size_t kMappedBytes = std::size_t{4} << 20;
+  // Buffers of at least kMappedBytes (util/mapped_memory.h) are mapped, huge
+  // pages requested and faulted in zeroed by the kernel (map_zeroed_memory).
 
   // n zero slots (empty when nullopt), or one slot per element of `values`.
   // Throws TypeError naming CPU and the dtype for an abstract dtype, ValueError

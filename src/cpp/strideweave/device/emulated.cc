@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "strideweave/util/error.h"
+#include "strideweave/util/mapped_memory.h"
 
 namespace strideweave::device {
 
@@ -42,12 +43,14 @@ std::exception_ptr take_fault(Fault fault) {
   return error;
 }
 
+// Device memory: `bytes` zero bytes, mapped (util/mapped_memory.h) when large,
+// so that the first copy into it takes no page faults, as into a GPU's memory.
 class EmulatedBuffer final : public Buffer {
  public:
   explicit EmulatedBuffer(int64_t bytes)
-      : Buffer(bytes),
-        memory_(static_cast<std::byte*>(
-            std::calloc(static_cast<std::size_t>(std::max<int64_t>(bytes, 1)), 1))) {
+      : Buffer(bytes), size_(static_cast<std::size_t>(std::max<int64_t>(bytes, 1))) {
+    mapped_ = size_ >= kMappedBytes;
+    memory_ = mapped_ ? map_zeroed_memory(size_) : static_cast<std::byte*>(std::calloc(size_, 1));
     if (memory_ == nullptr) {
       throw MemoryError("emulated Metal device: cannot allocate a buffer of " +
                         std::to_string(bytes) + " bytes");
@@ -55,12 +58,18 @@ class EmulatedBuffer final : public Buffer {
     allocated_bytes += bytes;
   }
   ~EmulatedBuffer() override {
-    std::free(memory_);
+    if (mapped_) {
+      unmap_memory(memory_, size_);
+    } else {
+      std::free(memory_);
+    }
     allocated_bytes -= bytes();
   }
   std::byte* memory() const noexcept { return memory_; }
 
  private:
+  std::size_t size_;
+  bool mapped_;
   std::byte* memory_;
 };
 
