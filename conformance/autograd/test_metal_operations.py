@@ -33,16 +33,6 @@ LAYOUTS = [
 INT_EDGES = [2147483647, -2147483648, 65536, -7, 46341]
 
 
-@pytest.fixture
-def latency():
-    """Sets the emulated device latency (microseconds); resets it and drains the queue."""
-    try:
-        yield _testing.set_metal_latency
-    finally:
-        _testing.set_metal_latency(0)
-        _testing.metal_synchronize()
-
-
 def slot_values(dtype: sw.DType, n: int, salt: int) -> list:
     if dtype == sw.Int32:
         wrap = [(INT_EDGES[(i + salt) % len(INT_EDGES)] + i + 2**31) % 2**32 for i in range(n)]
@@ -126,12 +116,12 @@ def test_operands_sharing_one_metal_carrier():
 
 
 @pytest.mark.spec(ON_METAL, f"{FRESH}#3", f"{FRESH}#4")
-def test_a_chain_returns_before_the_device_completes_it(latency):
+def test_a_chain_returns_before_the_device_completes_it(metal_latency):
     layout, offset = LAYOUTS[0]
     a, a_cpu = twins(sw.Float32, layout, offset)
     b, b_cpu = twins(sw.Float32, layout, offset, salt=1)
     _testing.metal_synchronize()
-    latency(50_000)  # 50 ms per command buffer: 20 of them take a second on the device
+    metal_latency(50_000)  # 50 ms per command buffer: 20 of them take a second on the device
 
     def chain(x, y):
         for i in range(20):
@@ -151,7 +141,7 @@ def test_a_chain_returns_before_the_device_completes_it(latency):
 
 
 @pytest.mark.spec(MIXED, f"{FRESH}#5", f"{FRESH}#1")
-def test_mixed_operands_give_a_cpu_result(latency):
+def test_mixed_operands_give_a_cpu_result(metal_latency):
     layout, offset = LAYOUTS[0]
     a, a_cpu = twins(sw.Float32, layout, offset)
     values = slot_values(sw.Float32, offset + layout.cosize + 2, 0)
@@ -163,7 +153,7 @@ def test_mixed_operands_give_a_cpu_result(latency):
         assert result.tolist() == expected
     # Reading the Metal operand synchronizes: the result is complete when the call returns.
     m = -a
-    latency(50_000)
+    metal_latency(50_000)
     start = time.monotonic()
     result = m * a_cpu
     assert time.monotonic() - start >= 0.045  # waited for a device round trip
@@ -192,13 +182,13 @@ def graph(x, y):
 
 
 @pytest.mark.spec(GRADS, f"{FRESH}#6")
-def test_backward_keeps_the_gradients_of_metal_leaves_on_metal(latency):
+def test_backward_keeps_the_gradients_of_metal_leaves_on_metal(metal_latency):
     layout, offset = sw.Layout((2, 3), (4, 1)), 1
     x, x_cpu = twins(sw.Float32, layout, offset)
     y, y_cpu = twins(sw.Float32, layout, offset, salt=1)
     for t in (x, y, x_cpu, y_cpu):
         t.requires_grad = True
-    latency(5_000)
+    metal_latency(5_000)
     graph(x, y).backward()
     graph(x_cpu, y_cpu).backward()
     assert _testing.metal_pending() > 0  # backward itself did not synchronize
@@ -206,7 +196,7 @@ def test_backward_keeps_the_gradients_of_metal_leaves_on_metal(latency):
         assert type(metal.grad.carrier) is sw.Metal
         assert metal.grad.tolist() == cpu.grad.tolist()
     # A second backward accumulates on Metal.
-    latency(0)
+    metal_latency(0)
     graph(x, y).backward()
     graph(x_cpu, y_cpu).backward()
     assert type(x.grad.carrier) is sw.Metal

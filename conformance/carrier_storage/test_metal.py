@@ -4,8 +4,6 @@ work, release after pending work, and the storage it never exposes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -19,20 +17,13 @@ BUILT = "carrier-storage/a-carrier-holds-slots-of-one-dtype"
 LATENCY_US = 100_000
 
 
+pytestmark = pytest.mark.usefixtures("no_metal_fault_left_armed")
+
+
 @pytest.fixture
-def latency() -> Iterator[None]:
-    _testing.set_metal_latency(LATENCY_US)
-    try:
-        yield
-    finally:
-        _testing.set_metal_latency(0)
-        _testing.metal_synchronize()
-
-
-@pytest.fixture(autouse=True)
-def no_metal_fault_left_armed() -> Iterator[None]:
-    yield
-    assert _testing.clear_metal_faults() == 0, "a Metal fault was armed and never fired"
+def latency(metal_latency) -> None:
+    """The emulated device takes LATENCY_US per command buffer for this test."""
+    metal_latency(LATENCY_US)
 
 
 @pytest.mark.spec(f"{METAL}/reject-a-dtype-the-device-does-not-hold", f"{METAL}#3")

@@ -6,7 +6,6 @@ device work, failure, gradients and the non-exporting boundary."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -42,22 +41,13 @@ PAIR_IDS = [f"{s.__name__}->{d.__name__}" for s, d in PAIRS]
 LATENCY_US = 100_000
 
 
+pytestmark = pytest.mark.usefixtures("no_metal_fault_left_armed")
+
+
 @pytest.fixture
-def latency() -> Iterator[None]:
+def latency(metal_latency) -> None:
     """The emulated device takes LATENCY_US per command buffer for this test."""
-    _testing.set_metal_latency(LATENCY_US)
-    try:
-        yield
-    finally:
-        _testing.set_metal_latency(0)
-        _testing.metal_synchronize()
-
-
-@pytest.fixture(autouse=True)
-def no_metal_fault_left_armed() -> Iterator[None]:
-    yield
-    assert _testing.clear_metal_faults() == 0, "a Metal fault was armed and never fired"
-    _testing.clear_move_faults()
+    metal_latency(LATENCY_US)
 
 
 def hierarchical(cls: type[sw.Carrier], dtype=sw.Float32, offset: int = 3) -> sw.Tensor:

@@ -16,15 +16,6 @@ METAL_SURFACE = "interop-movement/metal-exposes-no-new-public-device-interchange
 LATENCY_S = 0.1
 
 
-@pytest.fixture
-def latency():
-    try:
-        yield _testing.set_metal_latency
-    finally:
-        _testing.set_metal_latency(0)
-        _testing.metal_synchronize()
-
-
 def metal(values: list[float]) -> sw.Tensor:
     return sw.Tensor(sw.Metal(sw.Float32, values=values), sw.Layout(len(values)))
 
@@ -35,10 +26,10 @@ def metal(values: list[float]) -> sw.Tensor:
     f"{METAL_SURFACE}#6",
     f"{OPERATION}#1",
 )
-def test_profile_without_forcing_completion(latency):
+def test_profile_without_forcing_completion(metal_latency):
     a = metal([1.0, 2.0, 3.0])
     b = metal([10.0, 20.0, 30.0])
-    latency(int(LATENCY_S * 1_000_000))
+    metal_latency(int(LATENCY_S * 1_000_000))
     start = time.monotonic()
     with sw.profile() as prof:
         c = a + b
