@@ -2,7 +2,8 @@
 layout (nested, holes, stride zero, extents 0 and 1), any offset and every dtype Metal
 holds, CPU to Metal to CPU preserves every logical value and the exact layout, and the
 Metal destination holds the complete physical span; a fault injected at any device or
-move stage of any Metal pair leaves the source intact and publishes nothing."""
+move stage of any Metal pair leaves both carriers exactly as they were (the move stages
+its value in storage of its own) and publishes nothing."""
 
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ BOUNDARY = "interop-movement/metal-movement-preserves-the-complete-tensor-value-
 BULK = "interop-movement/metal-movement-uses-exact-registered-bulk-pairs"
 
 PAIRS = [(sw.CPU, sw.Metal), (sw.Metal, sw.CPU), (sw.Metal, sw.Metal)]
-# Device faults, and the move stages at which a fault stops a move before its transfer.
-DEVICE_FAULTS = ["copy", "synchronize"]
-MOVE_STAGES = ["validation", "route preparation", "allocation", "submission", "copy"]
+# Device faults (allocation only where the destination is Metal), and every move stage.
+DEVICE_FAULTS = ["allocation", "copy", "synchronize"]
+MOVE_STAGES = list(_testing.move_stages)
 
 
 @pytest.mark.spec(f"{BOUNDARY}#1", f"{BOUNDARY}#5", f"{BULK}#1")
@@ -40,7 +41,7 @@ def test_cpu_to_metal_and_back_preserves_values_layout_and_span(t):
     assert t.carrier.is_released and on_metal.carrier.is_released
 
 
-@pytest.mark.spec(f"{BOUNDARY}/preserve-the-source-after-failure")
+@pytest.mark.spec(f"{BOUNDARY}/preserve-the-source-after-failure", f"{BOUNDARY}#4")
 @given(
     t=S.tensors(carrier_classes=st.just(sw.CPU)),
     pair=st.sampled_from(PAIRS),
@@ -49,15 +50,20 @@ def test_cpu_to_metal_and_back_preserves_values_layout_and_span(t):
     ),
     sized=st.booleans(),
 )
-def test_any_fault_leaves_the_source_intact(t, pair, fault, sized):
+def test_any_fault_leaves_both_carriers_intact(t, pair, fault, sized):
     source_class, destination_class = pair
     if source_class is sw.Metal:
         t = sw.Tensor(sw.Metal(t.dtype, values=t.carrier.tolist()), t.layout, t.offset)
     source, values = t.carrier, t.tolist()
     before = snapshot(source)
     cosize = t.layout.cosize if t.layout.size else 0
-    assume(cosize > 0 or fault[0] == "move")  # a span of nothing submits no device copy
-    destination = destination_class(t.dtype, cosize if sized else None)
+    # A span of nothing submits no device work; only a Metal destination allocates on it.
+    assume(cosize > 0 or fault[0] == "move")
+    assume(fault != ("device", "allocation") or destination_class is sw.Metal)
+    destination = destination_class(t.dtype, cosize + 1 if sized else None)
+    if sized:
+        destination.write(cosize, True if t.dtype == sw.Bool else 1)
+    destination_before = snapshot(destination)
     error = InjectedFault(f"{fault[0]} {fault[1]}")
     if fault[0] == "device":
         _testing.inject_metal_fault(fault[1], error)
@@ -70,4 +76,4 @@ def test_any_fault_leaves_the_source_intact(t, pair, fault, sized):
         assert _testing.clear_metal_faults() == 0 and _testing.clear_move_faults() == 0
     assert info.value is error
     assert snapshot(source) == before and t.tolist() == values
-    assert destination.pinned_by is None and destination.is_mutable()
+    assert snapshot(destination) == destination_before

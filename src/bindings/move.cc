@@ -68,6 +68,8 @@ class PyMoveOperation : public Base,
   const ClassDescriptor& operation_class() const override { return exact_; }
 
   bool runs_on_worker() const override { return python_copy || Base::runs_on_worker(); }
+  // A Python _copy writes the destination it receives: nothing is staged.
+  bool stages_destination() const override { return !python_copy && Base::stages_destination(); }
 
   void builtin_copy(const MoveTransfer& transfer) override { Base::copy(transfer); }
   bool has_builtin_copy() const override { return !std::is_same_v<Base, MoveOperation>; }

@@ -18,6 +18,7 @@
 #include "strideweave/move/request.h"
 #include "strideweave/profiling/profiler.h"
 #include "strideweave/util/error.h"
+#include "strideweave/util/mapped_memory.h"
 
 namespace py = pybind11;
 
@@ -207,6 +208,16 @@ void bind_testing(py::module_& m) {
         "How many command buffers the emulated Metal device has not completed.");
   t.def("metal_allocated_bytes", &device::emulated_allocated_bytes,
         "The device bytes held by live buffers of the emulated Metal device.");
+  t.def(
+      "host_cache_bytes", [] { return static_cast<int64_t>(mapped_cache_bytes()); },
+      "The bytes of freed large buffers (CPU and emulated device) kept for reuse.");
+  t.def(
+      "host_cache_budget", [] { return static_cast<int64_t>(mapped_cache_budget()); },
+      "The most bytes the cache of freed large buffers keeps "
+      "(STRIDEWEAVE_HOST_CACHE_BYTES).");
+  t.def(
+      "empty_host_cache", [] { return static_cast<int64_t>(empty_mapped_cache()); },
+      "Unmaps every cached freed buffer; returns the bytes given back.");
   t.def(
       "metal_synchronize", [] { device::metal_queue().synchronize(); },
       py::call_guard<py::gil_scoped_release>(), "Waits for every submitted Metal command.");

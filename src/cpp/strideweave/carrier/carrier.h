@@ -466,6 +466,15 @@ class Lease {
   template <class F>
   void write_locked(F&& fn);
 
+  // For a transfer that staged the carrier's new value in fresh storage: after
+  // the checks of a write through the lease, calls fn() with the pinned
+  // carrier's mutex held, which puts the storage in place (the carrier's own
+  // install entry point: CPU::install, Metal::install), after which the
+  // carrier holds `slots` slots. Counts as one write through the lease. fn
+  // must not throw, call back into this carrier or run Python.
+  template <class F>
+  void install_locked(int64_t slots, F&& fn);
+
   // Releases the pinned carrier and ends the pin in one step, so no other
   // caller can act between them (a move releasing its source at its terminal
   // commit). The version follows the pin rule above; release itself changes
@@ -552,6 +561,18 @@ void Lease::write_locked(F&& fn) {
   pinned.require_writable_locked("write", path, owner);
   pinned.count_write_locked(path);
   fn(SlotWriter(pinned));
+}
+
+template <class F>
+void Lease::install_locked(int64_t slots, F&& fn) {
+  Carrier& pinned = carrier();
+  const Carrier::WritePath path{Carrier::WritePath::Kind::kLease, pin_id_, nullptr};
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
+  std::lock_guard lock(pinned.mu_);
+  pinned.require_writable_locked("write", path, owner);
+  pinned.count_write_locked(path);
+  fn();
+  pinned.slots_ = slots;
 }
 
 // For built-in constructors taking (n, values): the slot count, len(values)

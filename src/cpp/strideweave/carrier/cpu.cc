@@ -22,7 +22,7 @@ std::size_t cpu_itemsize(const DType& dtype) {
 
 }  // namespace
 
-void CPU::Free::operator()(std::byte* p) const noexcept {
+void CPU::Storage::Free::operator()(std::byte* p) const noexcept {
   if (mapped != 0) {
     unmap_memory(p, mapped);
   } else {
@@ -39,7 +39,7 @@ CPU::CPU(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Value>
          bool mutable_)
     : Carrier(std::move(dtype), mutable_), itemsize_(cpu_itemsize(this->dtype())) {
   const int64_t count = initial_slot_count("CPU", n, values);
-  buffer_ = allocate_buffer(count);
+  buffer_ = allocate_buffer(this->dtype(), count);
   published_ = buffer_.get();
   if (values) {
     for (std::size_t i = 0; i < values->size(); ++i) {
@@ -52,7 +52,7 @@ CPU::CPU(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Value>
 CPU::CPU(Uninitialized, DType dtype, int64_t n)
     : Carrier(std::move(dtype), true), itemsize_(cpu_itemsize(this->dtype())) {
   const int64_t count = initial_slot_count("CPU", n, std::nullopt);
-  buffer_ = allocate_buffer(count, false);
+  buffer_ = allocate_buffer(this->dtype(), count, false);
   published_ = buffer_.get();
   initialize_slots(count);
 }
@@ -61,15 +61,17 @@ std::shared_ptr<CPU> CPU::uninitialized(DType dtype, int64_t n) {
   return std::shared_ptr<CPU>(new CPU(Uninitialized{}, std::move(dtype), n));
 }
 
-std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n, bool zeroed) const {
+std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(const DType& dtype, int64_t n,
+                                                           bool zeroed) {
+  const std::size_t itemsize = cpu_itemsize(dtype);
   const auto too_big = [&] {
-    return ValueError("CPU: " + std::to_string(n) + " slots of " + dtype().name() +
+    return ValueError("CPU: " + std::to_string(n) + " slots of " + dtype.name() +
                       " need more bytes than a buffer can hold (at most 2**63 - 1)");
   };
   int64_t bytes = 0;
   int64_t rounded = 0;
   const auto alignment = static_cast<int64_t>(kAlignment);
-  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize_), &bytes) ||
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize), &bytes) ||
       __builtin_mul_overflow(std::max<int64_t>(1, ceil_div(bytes, alignment)), alignment,
                              &rounded)) {
     throw too_big();
@@ -77,10 +79,10 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n, bool zeroe
   const auto size = static_cast<std::size_t>(rounded);
   const auto cannot = [&] {
     return MemoryError("CPU: cannot allocate " + std::to_string(rounded) + " bytes for " +
-                       std::to_string(n) + " slots of " + dtype().name());
+                       std::to_string(n) + " slots of " + dtype.name());
   };
   if (size >= kMappedBytes) {
-    std::byte* mapped = map_zeroed_memory(size);
+    std::byte* mapped = map_memory(size, zeroed);
     if (mapped == nullptr) throw cannot();
     return std::unique_ptr<std::byte, Free>(mapped, Free{size});
   }
@@ -88,6 +90,32 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(int64_t n, bool zeroe
   if (p == nullptr) throw cannot();
   if (zeroed) std::memset(p, 0, size);
   return std::unique_ptr<std::byte, Free>(p, Free{0});
+}
+
+CPU::Storage CPU::allocate_storage(const DType& dtype, int64_t n) {
+  if (n < 0) throw ValueError("CPU: cannot allocate " + std::to_string(n) + " slots");
+  Storage storage;
+  storage.buffer_ = allocate_buffer(dtype, n, false);
+  storage.slots_ = n;
+  storage.itemsize_ = cpu_itemsize(dtype);
+  return storage;
+}
+
+void CPU::install(Lease& lease, Storage storage) {
+  if (&lease.carrier() != this) {
+    throw RuntimeError("CPU: " + lease.operation() + " installs storage in " + label() +
+                       " through a lease of another carrier");
+  }
+  if (storage.itemsize_ != itemsize_) {
+    throw TypeError("CPU: storage of " + std::to_string(storage.itemsize_) +
+                    "-byte items cannot hold the slots of " + label() + " (" + dtype().name() +
+                    ")");
+  }
+  lease.install_locked(storage.slots_, [&] {
+    buffer_.swap(storage.buffer_);
+    published_ = buffer_.get();
+  });
+  // storage now holds the old buffer, freed here, after the lock.
 }
 
 std::shared_ptr<Carrier> CPU::new_like() const { return std::make_shared<CPU>(dtype()); }
@@ -131,7 +159,7 @@ void CPU::do_write_values(int64_t first, int64_t count, const Value* coerced) {
 }
 
 void CPU::do_allocate(int64_t n) {
-  buffer_ = allocate_buffer(n);
+  buffer_ = allocate_buffer(dtype(), n);
   published_ = buffer_.get();
 }
 

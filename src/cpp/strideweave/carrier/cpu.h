@@ -16,7 +16,8 @@ class CPU : public Carrier {
  public:
   static constexpr std::size_t kAlignment = 64;
   // Buffers of at least kMappedBytes (util/mapped_memory.h) are mapped, huge
-  // pages requested and faulted in zeroed by the kernel (map_zeroed_memory).
+  // pages requested and faulted in zeroed by the kernel, or reused from the
+  // cache of freed mappings (map_memory).
 
   // n zero slots (empty when nullopt), or one slot per element of `values`.
   // Throws TypeError naming CPU and the dtype for an abstract dtype, ValueError
@@ -33,6 +34,36 @@ class CPU : public Carrier {
   static const ClassDescriptor& static_class();
   const ClassDescriptor& carrier_class() const override { return static_class(); }
   std::shared_ptr<Carrier> new_like() const override;
+
+  // Host storage for slots that belongs to no carrier yet: what a move stages
+  // its value in before installing it (install()). Move-only; freed with the
+  // object when never installed.
+  class Storage {
+   public:
+    std::byte* data() const noexcept { return buffer_.get(); }
+    int64_t slots() const noexcept { return slots_; }
+
+   private:
+    friend class CPU;
+    struct Free {
+      std::size_t mapped;
+      void operator()(std::byte* p) const noexcept;
+    };
+    std::unique_ptr<std::byte, Free> buffer_;
+    int64_t slots_ = 0;
+    std::size_t itemsize_ = 0;
+  };
+
+  // Storage for n slots of `dtype` whose bytes are unspecified until written
+  // (not zeroed), with the constructor's errors.
+  static Storage allocate_storage(const DType& dtype, int64_t n);
+
+  // Puts `storage` in place of the carrier's buffer through `lease`, which
+  // pins this carrier: one write through the lease (Lease::install_locked),
+  // after which the carrier holds storage.slots() slots with its bytes. The
+  // old buffer is freed. Throws the errors of a write through the lease, and
+  // TypeError when the storage's slots are not of this carrier's item size.
+  void install(Lease& lease, Storage storage);
 
   // {data(), kDLCPU, 0}; pointer 0 once released.
   DLPackInfo dlpack_info() const override;
@@ -55,18 +86,16 @@ class CPU : public Carrier {
   std::byte* do_host_data() const override { return buffer_.get(); }
 
  private:
-  // Frees a buffer: munmap of `mapped` bytes for a mapped one, else std::free
-  // (mapped 0; a value-initialized Free).
-  struct Free {
-    std::size_t mapped;
-    void operator()(std::byte* p) const noexcept;
-  };
+  // Frees a buffer: unmap_memory of `mapped` bytes for a mapped one, else
+  // std::free (mapped 0; a value-initialized Free).
+  using Free = Storage::Free;
   struct Uninitialized {};
   CPU(Uninitialized, DType dtype, int64_t n);
 
-  // A buffer for n slots, zeroed unless `zeroed` is false; never null, even
-  // for n == 0.
-  std::unique_ptr<std::byte, Free> allocate_buffer(int64_t n, bool zeroed = true) const;
+  // A buffer for n slots of `dtype`, zeroed unless `zeroed` is false; never
+  // null, even for n == 0.
+  static std::unique_ptr<std::byte, Free> allocate_buffer(const DType& dtype, int64_t n,
+                                                          bool zeroed = true);
 
   std::size_t itemsize_;
   std::unique_ptr<std::byte, Free> buffer_;

@@ -37,7 +37,7 @@ Metal::Metal(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Va
       encode(this->dtype(), coerce(this->dtype(), (*values)[i]), encoded.data() + i * itemsize_);
     }
   }
-  buffer_ = allocate_buffer(count);
+  buffer_ = allocate_buffer(*queue_, this->dtype(), count);
   if (!encoded.empty()) {
     device::upload(*queue_, encoded.data(), buffer_, 0, static_cast<int64_t>(encoded.size()),
                    "Metal values")
@@ -46,13 +46,33 @@ Metal::Metal(DType dtype, std::optional<int64_t> n, std::optional<std::vector<Va
   initialize_slots(count);
 }
 
-device::BufferRef Metal::allocate_buffer(int64_t n) const {
+device::BufferRef Metal::allocate_buffer(device::Queue& queue, const DType& dtype, int64_t n,
+                                         bool zeroed) {
   int64_t bytes = 0;
-  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize_), &bytes)) {
-    throw ValueError("Metal: " + std::to_string(n) + " slots of " + dtype().name() +
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(*dtype.itemsize()), &bytes)) {
+    throw ValueError("Metal: " + std::to_string(n) + " slots of " + dtype.name() +
                      " need more bytes than a buffer can hold (at most 2**63 - 1)");
   }
-  return queue_->allocate(bytes);
+  return queue.allocate(bytes, zeroed);
+}
+
+device::BufferRef Metal::allocate_storage(const DType& dtype, int64_t n) {
+  require_supported(dtype, "Metal");
+  if (n < 0) throw ValueError("Metal: cannot allocate " + std::to_string(n) + " slots");
+  return allocate_buffer(device::metal_queue(), dtype, n, false);
+}
+
+void Metal::install(Lease& lease, device::BufferRef buffer, int64_t slots) {
+  if (&lease.carrier() != this) {
+    throw RuntimeError("Metal: " + lease.operation() + " installs storage in " + label() +
+                       " through a lease of another carrier");
+  }
+  if (buffer == nullptr || slots < 0 || buffer->bytes() / static_cast<int64_t>(itemsize_) < slots) {
+    throw ValueError("Metal: the device buffer installed in " + label() + " holds fewer than " +
+                     std::to_string(slots) + " slots");
+  }
+  lease.install_locked(slots, [&] { buffer_.swap(buffer); });
+  // `buffer` now holds the old one, dropped here, after the lock.
 }
 
 std::shared_ptr<Carrier> Metal::new_like() const { return std::make_shared<Metal>(dtype()); }
@@ -107,7 +127,7 @@ void Metal::do_write_values(int64_t first, int64_t count, const Value* coerced) 
   do_write_range(first, count, items.data());
 }
 
-void Metal::do_allocate(int64_t n) { buffer_ = allocate_buffer(n); }
+void Metal::do_allocate(int64_t n) { buffer_ = allocate_buffer(*queue_, dtype(), n); }
 
 void Metal::do_release() {
   // Pending commands keep the buffer alive themselves; waiting here makes

@@ -62,6 +62,19 @@ class Metal : public Carrier {
 
   std::size_t itemsize() const noexcept { return itemsize_; }
 
+  // A device buffer for n slots of `dtype` on the Metal queue whose bytes are
+  // unspecified until a command writes them (not zeroed): what a move stages
+  // its value in before installing it. The constructor's errors.
+  static device::BufferRef allocate_storage(const DType& dtype, int64_t n);
+
+  // Puts `buffer` (from allocate_storage, holding `slots` slots of this
+  // carrier's dtype) in place of the carrier's buffer through `lease`, which
+  // pins this carrier: one write through the lease (Lease::install_locked).
+  // Commands already submitted with the old buffer keep it alive until they
+  // complete. Throws the errors of a write through the lease, and ValueError
+  // when the buffer is smaller than `slots` slots.
+  void install(Lease& lease, device::BufferRef buffer, int64_t slots);
+
  protected:
   Value do_read(int64_t slot) const override;
   void do_write(int64_t slot, const Value& coerced) override;
@@ -73,7 +86,8 @@ class Metal : public Carrier {
   void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
 
  private:
-  device::BufferRef allocate_buffer(int64_t n) const;
+  static device::BufferRef allocate_buffer(device::Queue& queue, const DType& dtype, int64_t n,
+                                           bool zeroed = true);
 
   device::Queue* queue_;
   std::size_t itemsize_;

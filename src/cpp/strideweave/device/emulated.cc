@@ -43,14 +43,20 @@ std::exception_ptr take_fault(Fault fault) {
   return error;
 }
 
-// Device memory: `bytes` zero bytes, mapped (util/mapped_memory.h) when large,
-// so that the first copy into it takes no page faults, as into a GPU's memory.
+// Device memory: `bytes` bytes (zero bytes when `zeroed`), mapped
+// (util/mapped_memory.h) when large, so that the first copy into it takes no
+// page faults, as into a GPU's memory, and a freed buffer's mapping is reused
+// as a GPU allocator reuses freed device memory.
 class EmulatedBuffer final : public Buffer {
  public:
-  explicit EmulatedBuffer(int64_t bytes)
+  EmulatedBuffer(int64_t bytes, bool zeroed)
       : Buffer(bytes), size_(static_cast<std::size_t>(std::max<int64_t>(bytes, 1))) {
     mapped_ = size_ >= kMappedBytes;
-    memory_ = mapped_ ? map_zeroed_memory(size_) : static_cast<std::byte*>(std::calloc(size_, 1));
+    if (mapped_) {
+      memory_ = map_memory(size_, zeroed);
+    } else {
+      memory_ = static_cast<std::byte*>(zeroed ? std::calloc(size_, 1) : std::malloc(size_));
+    }
     if (memory_ == nullptr) {
       throw MemoryError("emulated Metal device: cannot allocate a buffer of " +
                         std::to_string(bytes) + " bytes");
@@ -100,11 +106,11 @@ class EmulatedQueue final : public Queue {
 
   std::string name() const override { return "emulated Metal device"; }
 
-  BufferRef allocate(int64_t bytes) override {
+  BufferRef allocate(int64_t bytes, bool zeroed = true) override {
     if (bytes < 0)
       throw ValueError(name() + ": cannot allocate " + std::to_string(bytes) + " bytes");
     if (std::exception_ptr fault = take_fault(Fault::kAllocation)) std::rethrow_exception(fault);
-    return std::make_shared<EmulatedBuffer>(bytes);
+    return std::make_shared<EmulatedBuffer>(bytes, zeroed);
   }
 
   void synchronize() override {

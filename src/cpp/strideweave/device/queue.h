@@ -58,7 +58,7 @@ struct CommandBuffer {
   std::vector<Command> commands;   // run in order; the first exception ends the buffer
 };
 
-// A device allocation: `bytes` bytes, zeroed when allocated.
+// A device allocation of `bytes` bytes (zeroed unless allocated otherwise).
 class Buffer {
  public:
   virtual ~Buffer() = default;
@@ -138,9 +138,12 @@ class Queue {
   // "emulated Metal device": what messages call the device.
   virtual std::string name() const = 0;
 
-  // A new buffer of `bytes` zero bytes. Throws ValueError for bytes < 0,
-  // MemoryError when the device cannot allocate it (and the injected fault).
-  virtual BufferRef allocate(int64_t bytes) = 0;
+  // A new buffer of `bytes` zero bytes, or, with `zeroed` false, of
+  // unspecified bytes (for a producer whose commands write every byte before
+  // any command reads one: a move staging its value). Throws ValueError for
+  // bytes < 0, MemoryError when the device cannot allocate it (and the
+  // injected fault).
+  virtual BufferRef allocate(int64_t bytes, bool zeroed = true) = 0;
 
   // Enqueues `buffer` and returns at once with its event. Its commands run in
   // submission order after every command buffer submitted before it; the

@@ -76,6 +76,12 @@ class PreparedTransfer {
   // Whether start() must run on a worker of the process pool (it calls
   // Python or blocks) rather than on the thread initiating the move.
   virtual bool runs_on_worker() const { return true; }
+
+  // Whether start() stages the destination's new value in fresh storage
+  // (MoveTransfer::staged) instead of writing the destination: the move then
+  // leaves an empty destination unallocated and installs the staged value at
+  // its terminal commit, so a failed move changes nothing in the destination.
+  virtual bool stages_destination() const { return false; }
 };
 
 // Implements a route's transfer mechanics. It does not decide validation,

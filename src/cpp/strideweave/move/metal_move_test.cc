@@ -119,10 +119,14 @@ TEST_F(MetalMove, into_a_destination_that_already_holds_the_slots) {
   auto source = std::make_shared<CPU>(DType::Int32(), std::nullopt,
                                       std::vector<Value>{Value(int64_t{4}), Value(int64_t{5})});
   auto metal = std::make_shared<Metal>(DType::Int32(), 3);  // more than cosize
+  metal->write(2, Value(int64_t{9}));
+  const uint64_t version = metal->version();
   const auto result = move_to(Tensor::make(source, Layout(2)), metal);
   EXPECT_EQ(result->values(), (std::vector<Value>{Value(int64_t{4}), Value(int64_t{5})}));
   EXPECT_EQ(metal->slots(), 3);
-  EXPECT_EQ(metal->read(2), Value(int64_t{0}));
+  // The staged buffer received the slot beyond the span from the old one.
+  EXPECT_EQ(metal->read(2), Value(int64_t{9}));
+  EXPECT_EQ(metal->version(), version + 1);
 }
 
 TEST_F(MetalMove, metal_to_metal_copies_the_span_from_the_offset) {
@@ -217,8 +221,11 @@ struct Carriers {
   std::shared_ptr<Carrier> destination;
 };
 
-Carriers carriers_of(Pair pair) {
+// Sized destinations hold 8 slots valued 100, 101, ...; empty ones none.
+Carriers carriers_of(Pair pair, bool sized = false) {
   const std::vector<Value> values = counting(6, 1);
+  const std::optional<std::vector<Value>> held =
+      sized ? std::optional(counting(8, 100)) : std::nullopt;
   const bool metal_source = pair != Pair::kCpuToMetal;
   const bool metal_destination = pair != Pair::kMetalToCpu;
   Carriers c;
@@ -227,19 +234,25 @@ Carriers carriers_of(Pair pair) {
           ? std::shared_ptr<Carrier>(
                 std::make_shared<Metal>(DType::Float32(), std::nullopt, values))
           : std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Float32(), std::nullopt, values));
-  c.destination = metal_destination
-                      ? std::shared_ptr<Carrier>(std::make_shared<Metal>(DType::Float32()))
-                      : std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Float32()));
+  c.destination =
+      metal_destination
+          ? std::shared_ptr<Carrier>(std::make_shared<Metal>(DType::Float32(), std::nullopt, held))
+          : std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Float32(), std::nullopt, held));
   return c;
 }
 
 // Runs the move and expects it to fail (directly or through its completion)
 // leaving the source live, unpinned, with its values and version, and the
-// destination unpinned and unpublished.
-void expect_failed_move(Pair pair, const std::function<void()>& arm, const char* what) {
-  SCOPED_TRACE(std::string(name_of(pair)) + ", " + what);
-  const Carriers c = carriers_of(pair);
+// destination unpinned, unpublished and unchanged: its version, its slot
+// count (an empty one stays empty) and its values (the move staged its value
+// in storage of its own).
+void expect_failed_move(Pair pair, const std::function<void()>& arm, const char* what,
+                        bool sized = false) {
+  SCOPED_TRACE(std::string(name_of(pair)) + ", " + what + (sized ? ", sized" : ", empty"));
+  const Carriers c = carriers_of(pair, sized);
   const uint64_t source_version = c.source->version();
+  const uint64_t destination_version = c.destination->version();
+  const std::vector<Value> destination_values = all_slots(*c.destination);
   const auto tensor = Tensor::make(c.source, Layout(3, 2));
   arm();
   std::shared_ptr<MoveRequest> request;
@@ -263,6 +276,8 @@ void expect_failed_move(Pair pair, const std::function<void()>& arm, const char*
   EXPECT_EQ(all_slots(*c.source), counting(6, 1));
   EXPECT_EQ(c.destination->pinned_by(), std::nullopt);
   EXPECT_FALSE(c.destination->is_released());
+  EXPECT_EQ(c.destination->version(), destination_version);
+  EXPECT_EQ(all_slots(*c.destination), destination_values);
   // The source moves again once the fault is gone.
   const std::shared_ptr<Carrier> again = c.destination->new_like();
   EXPECT_EQ(move_to(tensor, again)->values(), (std::vector<Value>{1.0, 3.0, 5.0}));
@@ -293,6 +308,43 @@ TEST_F(MetalMove, a_device_fault_fails_the_move_and_keeps_the_source) {
                                         std::make_exception_ptr(RuntimeError("sync fault")));
         },
         "synchronize");
+  }
+}
+
+TEST_F(MetalMove, a_device_fault_leaves_a_sized_destination_unchanged) {
+  for (const Pair pair : kPairs) {
+    if (pair != Pair::kMetalToCpu) {
+      expect_failed_move(
+          pair,
+          [] {
+            device::inject_emulated_fault(device::Fault::kAllocation,
+                                          std::make_exception_ptr(MemoryError("device full")));
+          },
+          "allocation", true);
+    }
+    expect_failed_move(
+        pair,
+        [] {
+          device::inject_emulated_fault(device::Fault::kCopy,
+                                        std::make_exception_ptr(RuntimeError("copy fault")));
+        },
+        "copy", true);
+    expect_failed_move(
+        pair,
+        [] {
+          device::inject_emulated_fault(device::Fault::kSynchronize,
+                                        std::make_exception_ptr(RuntimeError("sync fault")));
+        },
+        "synchronize", true);
+    for (int stage = 0; stage < kMoveStages; ++stage) {
+      expect_failed_move(
+          pair,
+          [stage] {
+            inject_move_fault(static_cast<MoveStage>(stage),
+                              std::make_exception_ptr(std::runtime_error("stage fault")));
+          },
+          move_stage_name(static_cast<MoveStage>(stage)), true);
+    }
   }
 }
 

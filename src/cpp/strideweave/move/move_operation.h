@@ -35,12 +35,32 @@ namespace strideweave {
 // output, element_count)). The request pins the source and the destination
 // before the hook runs and keeps every member alive until its terminal
 // commit.
+struct MoveTransfer;
+
+// A destination value a transfer built in fresh storage of its own
+// (PreparedTransfer::stages_destination): the move installs it in the
+// destination at its terminal commit, after every check passed, or drops it
+// when the move fails.
+class StagedValue {
+ public:
+  virtual ~StagedValue() = default;
+  // The slots the destination will hold once the value is installed.
+  virtual int64_t slots() const = 0;
+  // Puts the value in place through the destination's lease (one write
+  // through it). Called once, only after the transfer reported success.
+  virtual void install(Lease& destination) = 0;
+};
+
 struct MoveTransfer {
   std::shared_ptr<const Tensor> tensor;  // the Tensor being moved, as supplied
   std::shared_ptr<Carrier> destination;  // the receiving carrier, as supplied
   std::shared_ptr<const Tensor> output;  // destination at offset 0 under the source layout
+                                         // (null for a staging transfer until its commit)
   int64_t element_count = 0;             // the layout's cosize: the slots the transfer covers
   Lease* destination_lease = nullptr;    // the request's private write path to destination
+  // Where a staging transfer leaves its value, set before it reports success
+  // (null for a transfer that does not stage: it writes the destination).
+  std::shared_ptr<StagedValue>* staged = nullptr;
 };
 
 // An Operation (ops/operation.h) whose forward is its copy hook, run by a move
@@ -90,6 +110,11 @@ class MoveOperation : public ops::Operation {
   // Whether the operation can move values of `dtype` (the edges a composite
   // checks at construction ask it); every dtype by default.
   virtual bool supports_dtype(const DType& dtype) const;
+
+  // Whether start() stages the destination's value in fresh storage
+  // (PreparedTransfer::stages_destination); copy() never does. False by
+  // default.
+  virtual bool stages_destination() const { return false; }
 };
 
 // Moves the slots the layout reaches through the carriers' storage; accepts
@@ -166,30 +191,48 @@ class BlockDeviceToCpuMoveOperation : public MoveOperation {
 };
 
 // The three Metal pairs: the complete physical span [offset, offset + cosize)
-// of the source, holes included, into destination slots [0, cosize) with one
-// device copy command (upload, download or device-to-device) submitted to the
-// Metal queue. start() submits and returns: the move completes when the
-// command's event does (on the queue's completion thread), after every
-// command submitted before it on the device, so host values are never
-// decoded, nor a Metal source released, before its pending work finished.
-// The host side is addressed in place: a CPU source is pinned readable by the
-// move (its bytes cannot change or be freed until the commit), a CPU
-// destination pinned for writing. Submitting counts as the move's write of
-// the destination (Lease::write_locked for a CPU one, Lease::mark_written for
-// a Metal one): from then on the device may change its slots, so a failure
-// after submission increments its version once, as for every move whose
-// transfer wrote. copy() starts and waits (lowered transfers and a subclass
-// calling its base class's copy).
+// of the source, holes included, with one device copy command (upload,
+// download or device-to-device) submitted to the Metal queue.
+//
+// start() stages the value (stages_destination): it copies into fresh
+// storage allocated without zeroing (Metal::allocate_storage,
+// CPU::allocate_storage) and returns; the move completes when the command's
+// event does (on the queue's completion thread, after synchronize()), so host
+// values are never decoded, nor a Metal source released, before its pending
+// work finished. The move installs the staged value at its terminal commit: a
+// Metal destination, and an empty CPU one, take the fresh storage itself
+// (Metal::install, CPU::install); a sized CPU destination receives one memcpy
+// of the span. A failure at allocation, copy or synchronization therefore
+// changes nothing in the destination: not its slots, not its version, and an
+// empty destination stays empty (spec/interop-movement, "Metal movement
+// preserves the complete Tensor value boundary"). A sized Metal destination
+// holding more slots than the span keeps the rest: the staged buffer receives
+// them by a device copy first.
+//
+// copy() writes the destination in place, starts and waits (lowered transfers
+// and a subclass calling its base class's copy): the CPU source is pinned
+// readable by the move, a CPU destination written through
+// Lease::write_locked, a Metal one counted written at submission.
 class MetalMoveOperation : public MoveOperation {
  public:
   void start(const MoveTransfer& transfer, TransferDone done) override;
   void copy(const MoveTransfer& transfer) override;
   // Metal::supports: Float32, Int32, Bool.
   bool supports_dtype(const DType& dtype) const override;
+  bool stages_destination() const override { return true; }
 
  protected:
-  // Submits the span copy of `transfer` and returns its event.
-  virtual device::EventRef submit_copy(const MoveTransfer& transfer) const = 0;
+  // What submit() submitted: the copy's event, the event of a command buffer
+  // submitted before it whose failure fails the move too (or null), and the
+  // staged value (null when not staging).
+  struct Submission {
+    device::EventRef event;
+    device::EventRef earlier;
+    std::shared_ptr<StagedValue> staged;
+  };
+  // Submits the span copy of `transfer`: into fresh storage when `stage`,
+  // else into the destination in place.
+  virtual Submission submit(const MoveTransfer& transfer, bool stage) const = 0;
 };
 
 // The built-in operation for (CPU, Metal): an upload.
@@ -199,7 +242,7 @@ class CpuToMetalMoveOperation : public MetalMoveOperation {
   const ClassDescriptor& operation_class() const override { return static_class(); }
 
  protected:
-  device::EventRef submit_copy(const MoveTransfer& transfer) const override;
+  Submission submit(const MoveTransfer& transfer, bool stage) const override;
 };
 
 // The built-in operation for (Metal, CPU): a download.
@@ -209,7 +252,7 @@ class MetalToCpuMoveOperation : public MetalMoveOperation {
   const ClassDescriptor& operation_class() const override { return static_class(); }
 
  protected:
-  device::EventRef submit_copy(const MoveTransfer& transfer) const override;
+  Submission submit(const MoveTransfer& transfer, bool stage) const override;
 };
 
 // The built-in operation for (Metal, Metal): a device-to-device copy.
@@ -219,7 +262,7 @@ class MetalToMetalMoveOperation : public MetalMoveOperation {
   const ClassDescriptor& operation_class() const override { return static_class(); }
 
  protected:
-  device::EventRef submit_copy(const MoveTransfer& transfer) const override;
+  Submission submit(const MoveTransfer& transfer, bool stage) const override;
 };
 
 // The static descriptors of every built-in move-operation class, the root

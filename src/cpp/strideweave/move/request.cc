@@ -53,6 +53,7 @@ class OperationTransfer final : public PreparedTransfer {
     operation_->start(transfer, std::move(done));
   }
   bool runs_on_worker() const override { return operation_->runs_on_worker(); }
+  bool stages_destination() const override { return operation_->stages_destination(); }
 
  private:
   std::shared_ptr<MoveOperation> operation_;
@@ -159,11 +160,16 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   request->destination_lease_.emplace(
       destination->pin(request->name_, Carrier::PinAccess::kWriting));
   move_fault_point(MoveStage::kAllocation);
-  if (allocate) request->destination_lease_->allocate(cosize);
+  // A staging transfer allocates storage of its own; the destination receives
+  // it at the commit.
+  const bool stages = request->prepared_->stages_destination();
+  if (allocate && !stages) request->destination_lease_->allocate(cosize);
 
   request->transfer_ =
-      MoveTransfer{tensor, destination, Tensor::make(destination, source.layout, 0), cosize,
-                   &*request->destination_lease_};
+      MoveTransfer{tensor, destination,
+                   // made at the commit when staged: the destination holds no slots yet
+                   stages ? nullptr : Tensor::make(destination, source.layout, 0), cosize,
+                   &*request->destination_lease_, stages ? &request->staged_ : nullptr};
   move_fault_point(MoveStage::kSubmission);
   request->profile_ = std::move(profile);
   request->profile_.submitted(
@@ -216,7 +222,9 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
     try {
       move_fault_point(MoveStage::kCompletion);
       validate_result();
-      destination_lease_->sync();  // durable before the terminal commit publishes it
+      // Durable before the terminal commit publishes it; a staged value is
+      // synchronized once installed, below.
+      if (staged_ == nullptr) destination_lease_->sync();
       move_fault_point(MoveStage::kResultValidation);
     } catch (...) {
       error = std::current_exception();
@@ -224,6 +232,14 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
   }
   if (error == nullptr) {
     try {
+      if (staged_ != nullptr) {
+        std::exchange(staged_, nullptr)->install(*destination_lease_);
+        destination_lease_->sync();
+      }
+      if (transfer_.output == nullptr) {
+        transfer_.output =
+            Tensor::make(transfer_.destination, transfer_.tensor->subtensor("move").layout, 0);
+      }
       destination_lease_->mark_written();  // one mutation, whatever the transfer wrote
       destination_lease_->end();
       source_lease_->release();
@@ -236,6 +252,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
       error = std::current_exception();
     }
   }
+  staged_.reset();  // a staged value never reaches the destination of a failed move
   destination_lease_->end();
   source_lease_->end();
   prepared_.reset();
@@ -251,7 +268,8 @@ std::string MoveRequest::transfer_name() const {
 
 void MoveRequest::validate_result() const {
   const Carrier& destination = *transfer_.destination;
-  if (destination.is_released() || destination.slots() < transfer_.element_count) {
+  const int64_t slots = staged_ != nullptr ? staged_->slots() : destination.slots();
+  if (destination.is_released() || slots < transfer_.element_count) {
     throw RuntimeError("move: after " + name_ + "'s transfer the destination " +
                        destination.label() + " does not hold the " +
                        std::to_string(transfer_.element_count) + " slots of the result");

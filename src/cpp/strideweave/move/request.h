@@ -105,6 +105,9 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   MoveTransfer transfer_;
   std::optional<Lease> source_lease_;
   std::optional<Lease> destination_lease_;
+  // The value a staging transfer built (PreparedTransfer::stages_destination),
+  // installed in the destination at a successful commit.
+  std::shared_ptr<StagedValue> staged_;
   std::shared_ptr<autograd::Node> node_;  // attached to the output at a successful commit
   std::atomic<bool> committed_{false};
   // Its submission and completion events (operation profiling): submitted

@@ -2,11 +2,59 @@
 
 #include <sys/mman.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 namespace strideweave {
 
-std::byte* map_zeroed_memory(std::size_t size) noexcept {
+namespace {
+
+// Freed mappings, most recently freed last. Small (a few entries of the sizes
+// in use), so a linear search is the lookup.
+struct MappedCache {
+  std::mutex mu;
+  std::vector<std::pair<std::byte*, std::size_t>> free;
+  std::size_t bytes = 0;
+  std::size_t budget = kDefaultMappedCacheBytes;
+};
+
+MappedCache& cache() {
+  static MappedCache* instance = [] {
+    auto* made = new MappedCache();  // never destroyed: buffers may be freed at exit
+    if (const char* text = std::getenv("STRIDEWEAVE_HOST_CACHE_BYTES")) {
+      char* end = nullptr;
+      const unsigned long long budget = std::strtoull(text, &end, 10);
+      if (end != text && *end == '\0') made->budget = static_cast<std::size_t>(budget);
+    }
+    return made;
+  }();
+  return *instance;
+}
+
+std::byte* take_cached(std::size_t size) noexcept {
+  MappedCache& c = cache();
+  std::lock_guard lock(c.mu);
+  for (auto it = c.free.rbegin(); it != c.free.rend(); ++it) {
+    if (it->second == size) {
+      std::byte* p = it->first;
+      c.free.erase(std::next(it).base());
+      c.bytes -= size;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::byte* map_memory(std::size_t size, bool zeroed) noexcept {
+  if (std::byte* cached = take_cached(size)) {
+    if (zeroed) std::memset(cached, 0, size);
+    return cached;
+  }
   void* mapped = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return nullptr;
   ::madvise(mapped, size, MADV_HUGEPAGE);  // a hint: without huge pages the memory still works
@@ -14,6 +62,53 @@ std::byte* map_zeroed_memory(std::size_t size) noexcept {
   return static_cast<std::byte*>(mapped);
 }
 
-void unmap_memory(std::byte* p, std::size_t size) noexcept { ::munmap(p, size); }
+void unmap_memory(std::byte* p, std::size_t size) noexcept {
+  std::vector<std::pair<std::byte*, std::size_t>> evicted;
+  {
+    MappedCache& c = cache();
+    std::lock_guard lock(c.mu);
+    if (size <= c.budget) {
+      // Make room by dropping the least recently freed mappings.
+      while (c.bytes + size > c.budget) {
+        evicted.push_back(c.free.front());
+        c.bytes -= c.free.front().second;
+        c.free.erase(c.free.begin());
+      }
+      c.free.emplace_back(p, size);
+      c.bytes += size;
+    } else {
+      evicted.emplace_back(p, size);
+    }
+  }
+  for (const auto& [q, n] : evicted) ::munmap(q, n);  // outside the lock: munmap is slow
+}
+
+std::size_t empty_mapped_cache() noexcept {
+  std::vector<std::pair<std::byte*, std::size_t>> evicted;
+  {
+    MappedCache& c = cache();
+    std::lock_guard lock(c.mu);
+    evicted.swap(c.free);
+    c.bytes = 0;
+  }
+  std::size_t freed = 0;
+  for (const auto& [p, n] : evicted) {
+    ::munmap(p, n);
+    freed += n;
+  }
+  return freed;
+}
+
+std::size_t mapped_cache_bytes() noexcept {
+  MappedCache& c = cache();
+  std::lock_guard lock(c.mu);
+  return c.bytes;
+}
+
+std::size_t mapped_cache_budget() noexcept {
+  MappedCache& c = cache();
+  std::lock_guard lock(c.mu);
+  return c.budget;
+}
 
 }  // namespace strideweave

@@ -1,6 +1,7 @@
-// Large zeroed host allocations as anonymous mappings, for storage that is
-// written right after it is allocated (CPU buffers, the emulated device's
-// buffers).
+// Large host allocations as anonymous mappings, for storage that is written
+// right after it is allocated (CPU buffers, the emulated device's buffers),
+// and the cache of freed mappings that lets a fresh buffer skip the kernel's
+// page faults and zeroing.
 #pragma once
 
 #include <cstddef>
@@ -11,15 +12,30 @@ namespace strideweave {
 // heap.
 inline constexpr std::size_t kMappedBytes = std::size_t{4} << 20;
 
-// `size` zero bytes in an anonymous private mapping, with transparent huge
-// pages requested (MADV_HUGEPAGE, as NumPy requests them for its large arrays)
-// and faulted in by the kernel, which zeroes them (MADV_POPULATE_WRITE; a
-// memset where the kernel lacks it): their bytes are written once before first
-// use instead of twice (page zeroing, then memset), and a copy into them takes
-// no page faults. nullptr when the mapping fails. Free with unmap_memory.
-std::byte* map_zeroed_memory(std::size_t size) noexcept;
+// The default of the cache's budget (STRIDEWEAVE_HOST_CACHE_BYTES overrides it
+// at first use; 0 turns the cache off).
+inline constexpr std::size_t kDefaultMappedCacheBytes = std::size_t{256} << 20;
 
-// Unmaps `size` bytes at `p` (from map_zeroed_memory with that size).
+// `size` bytes in an anonymous private mapping: a freed mapping of exactly
+// `size` bytes from the cache when one is there (its pages already faulted in;
+// memset to zero when `zeroed`), else a new mapping with transparent huge pages
+// requested (MADV_HUGEPAGE, as NumPy requests them for its large arrays) and
+// faulted in by the kernel, which zeroes them (MADV_POPULATE_WRITE; a memset
+// where the kernel lacks it), so a copy into it takes no page faults. With
+// `zeroed` false the bytes are unspecified: for a producer that writes every
+// byte before anything reads them. nullptr when the mapping fails. Free with
+// unmap_memory.
+std::byte* map_memory(std::size_t size, bool zeroed = true) noexcept;
+
+// Frees `size` bytes at `p` (from map_memory with that size): into the cache
+// while it has room under its budget, else unmapped.
 void unmap_memory(std::byte* p, std::size_t size) noexcept;
+
+// Unmaps every cached mapping; returns the bytes given back.
+std::size_t empty_mapped_cache() noexcept;
+
+// The bytes the cache holds now, and its budget.
+std::size_t mapped_cache_bytes() noexcept;
+std::size_t mapped_cache_budget() noexcept;
 
 }  // namespace strideweave
