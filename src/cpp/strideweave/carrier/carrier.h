@@ -565,14 +565,10 @@ void Lease::write_locked(F&& fn) {
 
 template <class F>
 void Lease::install_locked(int64_t slots, F&& fn) {
-  Carrier& pinned = carrier();
-  const Carrier::WritePath path{Carrier::WritePath::Kind::kLease, pin_id_, nullptr};
-  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
-  std::lock_guard lock(pinned.mu_);
-  pinned.require_writable_locked("write", path, owner);
-  pinned.count_write_locked(path);
-  fn();
-  pinned.slots_ = slots;
+  write_locked([&](const SlotWriter& writer) {
+    fn();
+    writer.carrier_.slots_ = slots;
+  });
 }
 
 // For built-in constructors taking (n, values): the slot count, len(values)
