@@ -216,6 +216,15 @@ void bind_testing(py::module_& m) {
       "The most bytes the cache of freed large buffers keeps "
       "(STRIDEWEAVE_HOST_CACHE_BYTES).");
   t.def(
+      "set_host_cache_budget",
+      [](int64_t bytes) {
+        if (bytes < 0) throw ValueError("set_host_cache_budget: bytes is negative");
+        return static_cast<int64_t>(set_mapped_cache_budget(static_cast<std::size_t>(bytes)));
+      },
+      py::arg("bytes"),
+      "Sets the most bytes the cache of freed large buffers keeps (0 turns it off), "
+      "unmapping what is beyond it; returns the previous budget.");
+  t.def(
       "empty_host_cache", [] { return static_cast<int64_t>(empty_mapped_cache()); },
       "Unmaps every cached freed buffer; returns the bytes given back.");
   t.def(

@@ -62,41 +62,70 @@ std::byte* map_memory(std::size_t size, bool zeroed) noexcept {
   return static_cast<std::byte*>(mapped);
 }
 
+namespace {
+
+using Mappings = std::vector<std::pair<std::byte*, std::size_t>>;
+
+// Moves the least recently freed mappings into `evicted` until `room` more
+// bytes fit under the budget. Caller holds c.mu; room <= c.budget.
+void make_room_locked(MappedCache& c, std::size_t room, Mappings& evicted) {
+  while (c.bytes + room > c.budget) {
+    evicted.push_back(c.free.front());
+    c.bytes -= c.free.front().second;
+    c.free.erase(c.free.begin());
+  }
+}
+
+// Unmaps them, outside the cache's lock: munmap is slow.
+std::size_t unmap_all(const Mappings& mappings) noexcept {
+  std::size_t freed = 0;
+  for (const auto& [p, n] : mappings) {
+    ::munmap(p, n);
+    freed += n;
+  }
+  return freed;
+}
+
+}  // namespace
+
 void unmap_memory(std::byte* p, std::size_t size) noexcept {
-  std::vector<std::pair<std::byte*, std::size_t>> evicted;
+  Mappings evicted;
   {
     MappedCache& c = cache();
     std::lock_guard lock(c.mu);
     if (size <= c.budget) {
-      // Make room by dropping the least recently freed mappings.
-      while (c.bytes + size > c.budget) {
-        evicted.push_back(c.free.front());
-        c.bytes -= c.free.front().second;
-        c.free.erase(c.free.begin());
-      }
+      make_room_locked(c, size, evicted);
       c.free.emplace_back(p, size);
       c.bytes += size;
     } else {
       evicted.emplace_back(p, size);
     }
   }
-  for (const auto& [q, n] : evicted) ::munmap(q, n);  // outside the lock: munmap is slow
+  unmap_all(evicted);
+}
+
+std::size_t set_mapped_cache_budget(std::size_t budget) noexcept {
+  Mappings evicted;
+  std::size_t previous = 0;
+  {
+    MappedCache& c = cache();
+    std::lock_guard lock(c.mu);
+    previous = std::exchange(c.budget, budget);
+    make_room_locked(c, 0, evicted);
+  }
+  unmap_all(evicted);
+  return previous;
 }
 
 std::size_t empty_mapped_cache() noexcept {
-  std::vector<std::pair<std::byte*, std::size_t>> evicted;
+  Mappings evicted;
   {
     MappedCache& c = cache();
     std::lock_guard lock(c.mu);
     evicted.swap(c.free);
     c.bytes = 0;
   }
-  std::size_t freed = 0;
-  for (const auto& [p, n] : evicted) {
-    ::munmap(p, n);
-    freed += n;
-  }
-  return freed;
+  return unmap_all(evicted);
 }
 
 std::size_t mapped_cache_bytes() noexcept {

@@ -38,4 +38,8 @@ std::size_t empty_mapped_cache() noexcept;
 std::size_t mapped_cache_bytes() noexcept;
 std::size_t mapped_cache_budget() noexcept;
 
+// Sets the budget (0 turns the cache off), unmapping the least recently freed
+// mappings beyond it; returns the previous budget.
+std::size_t set_mapped_cache_budget(std::size_t budget) noexcept;
+
 }  // namespace strideweave

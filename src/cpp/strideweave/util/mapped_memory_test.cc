@@ -47,8 +47,24 @@ TEST(MappedMemory, a_freed_mapping_is_reused_zeroed_or_as_left) {
   EXPECT_EQ(mapped_cache_bytes(), 0u);
 }
 
+TEST(MappedMemory, a_budget_of_zero_turns_the_cache_off) {
+  const std::size_t budget = set_mapped_cache_budget(4 * kMappedBytes);
+  std::byte* p = map_memory(kMappedBytes, false);
+  ASSERT_NE(p, nullptr);
+  unmap_memory(p, kMappedBytes);
+  EXPECT_GE(mapped_cache_bytes(), kMappedBytes);
+  EXPECT_EQ(set_mapped_cache_budget(0), 4 * kMappedBytes);  // unmaps what it held
+  EXPECT_EQ(mapped_cache_bytes(), 0u);
+  p = map_memory(kMappedBytes, false);
+  ASSERT_NE(p, nullptr);
+  unmap_memory(p, kMappedBytes);  // unmapped at once
+  EXPECT_EQ(mapped_cache_bytes(), 0u);
+  set_mapped_cache_budget(budget);
+}
+
 TEST(MappedMemory, the_cache_never_holds_more_than_its_budget) {
   empty_mapped_cache();
+  const std::size_t previous = set_mapped_cache_budget(3 * kMappedBytes + 4096);
   const std::size_t budget = mapped_cache_budget();
   const std::size_t size = kMappedBytes;
   const std::size_t count = budget / size + 2;
@@ -59,6 +75,8 @@ TEST(MappedMemory, the_cache_never_holds_more_than_its_budget) {
     unmap_memory(p, size);
     EXPECT_LE(mapped_cache_bytes(), budget);
   }
+  EXPECT_EQ(mapped_cache_bytes(), 3 * kMappedBytes);
+  set_mapped_cache_budget(previous);
   empty_mapped_cache();
 }
 
