@@ -11,8 +11,6 @@ import xml.etree.ElementTree as ET
 EXPECTED = [
     "cpp/strideweave_unit_tests.xml",
     "cpp/strideweave_property_tests.xml",
-    "conformance.xml",
-    "property.xml",
     "wheel.xml",
     "sanitize-cpp/strideweave_unit_tests.xml",
     "sanitize-cpp/strideweave_property_tests.xml",

@@ -44,28 +44,64 @@ def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:
     return 0
 
 
+# Where `tox` builds the C++ tests (tox.ini: the plain tree .pkg configures). `check` binds
+# them from there when neither --gtest-binary nor --cpp-results is given.
+DEFAULT_BINARIES = (
+    Path("build/cpp/strideweave_unit_tests"),
+    Path("build/cpp/strideweave_property_tests"),
+)
+
+
+def _default_binaries(root: Path) -> list[Path]:
+    return [root / path for path in DEFAULT_BINARIES if (root / path).is_file()]
+
+
+def _reason(problems: Sequence[str], missing: int, cpp_seen: bool) -> str:
+    """The one-line reason a check failed."""
+    parts = list(problems)
+    if missing:
+        scenarios = "scenario" if missing == 1 else "scenarios"
+        unseen = " (C++ tests not seen, so scenarios bound only in C++ count as missing)"
+        parts.append(f"{missing} strict {scenarios} bound by no test{'' if cpp_seen else unseen}")
+    return "; ".join(parts)
+
+
 def _check(args: argparse.Namespace, out: TextIO) -> int:
     binaries = [Path(binary) for binary in args.gtest_binary]
-    project = load_project(args.root, args.strict, args.cpp_results, binaries)
-    if args.cpp_results is None and not binaries:
-        out.write("C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results\n")
+    found = _default_binaries(args.root) if args.cpp_results is None and not binaries else []
+    cpp_seen = args.cpp_results is not None or bool(binaries) or bool(found)
+    project = load_project(args.root, args.strict, args.cpp_results, binaries or found)
+    if found:
+        out.write(f"C++ tests: {', '.join(str(p.relative_to(args.root)) for p in found)}\n")
+    elif not cpp_seen:
+        out.write(
+            "C++ tests not seen: pass --gtest-binary (built tests) or --cpp-results, "
+            "or build them in build/cpp (tox -e cpp)\n"
+        )
     python, drift = collect_python(
         args.root, project.config.test_dirs, project.catalog, project.pins
     )
     messages = failures(project, python, drift)
+    problems = [message.split("\n", 1)[0].rstrip(":") for message in messages]
     evidence = Evidence((*python, *project.cpp.citations))
+    missing = 0
     for cap in build_coverage(project.catalog, evidence, project.strict).capabilities:
-        missing = [(r, s) for r in cap.requirements for s in r.scenarios if s.status == MISSING]
+        unbound = [(r, s) for r in cap.requirements for s in r.scenarios if s.status == MISSING]
         counts = cap.counts.scenarios
         out.write(
             f"{cap.capability} ({cap.mode}): "
             f"{len(cap.requirements)} requirements, {counts['total']} scenarios, "
-            f"{counts['bound']} bound, {len(missing)} missing\n"
+            f"{counts['bound']} bound, {len(unbound)} missing\n"
         )
-        messages += [f"missing: no test cites {s.scenario.id}" for r, s in missing if r.strict]
+        strict_unbound = [s.scenario.id for r, s in unbound if r.strict]
+        missing += len(strict_unbound)
+        messages += [f"missing: no test cites {scenario}" for scenario in strict_unbound]
     out.write("".join(f"{message}\n" for message in messages))
-    out.write("check failed\n" if messages else "check passed\n")
-    return 1 if messages else 0
+    if messages:
+        out.write(f"check failed: {_reason(problems, missing, cpp_seen)}\n")
+        return 1
+    out.write("check passed\n")
+    return 0
 
 
 def _pin(root: Path, catalog: Catalog, out: TextIO) -> int:

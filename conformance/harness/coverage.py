@@ -268,7 +268,9 @@ def scenario_verdict(scenario: ScenarioCoverage, strict: bool) -> Verdict:
     """The verdict of a scenario item (see module docstring for statuses).
 
     missing -> failed when strict, else skipped; fail -> failed naming the failing tests;
-    pass -> passed; not-run -> skipped naming the bound tests.
+    pass -> passed; not-run -> skipped naming the bound tests, except that a strict
+    scenario whose bound tests ran in this session without one passing (all skipped or
+    xfailed) fails: a strict scenario passes only when a bound test ran and passed.
     """
     sid = scenario.scenario.id
     tests = scenario.tests
@@ -286,4 +288,5 @@ def scenario_verdict(scenario: ScenarioCoverage, strict: bool) -> Verdict:
         return Verdict(
             outcomes.SKIPPED, f"bound to tests not run in this session: {_listing(tests)}"
         )
-    return Verdict(outcomes.SKIPPED, f"no bound test passed: {_listing(tests, with_outcome=True)}")
+    message = f"no bound test passed: {_listing(tests, with_outcome=True)}"
+    return Verdict(outcomes.FAILED if strict else outcomes.SKIPPED, message)

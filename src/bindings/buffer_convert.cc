@@ -65,14 +65,14 @@ py::object nest_level(const DType& dtype, const std::byte*& data,
   if (level + 1 == extents.size()) {
     py::list out = decode_items(dtype, data, extents[level]);
     data += static_cast<std::size_t>(extents[level]) * itemsize;
-    return std::move(out);
+    return out;
   }
   py::list out(extents[level]);
   for (int64_t i = 0; i < extents[level]; ++i) {
     PyList_SET_ITEM(out.ptr(), i,
                     nest_level(dtype, data, extents, level + 1, itemsize).release().ptr());
   }
-  return std::move(out);
+  return out;
 }
 
 }  // namespace

@@ -88,15 +88,15 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
   // Each value is an integer (bools refused: TypeError) within its field's
   // range (ValueError); both errors name the class, the key and the value.
   const auto integer = [&](const char* key) {
-    const py::object value = get(key);
-    if (PyBool_Check(value.ptr()) || !PyIndex_Check(value.ptr())) {
+    const py::object field = get(key);
+    if (PyBool_Check(field.ptr()) || !PyIndex_Check(field.ptr())) {
       throw TypeError("dlpack_info() of " + cls + " returned " + key + " " +
-                      describe_object(value) + ", which is not an integer");
+                      describe_object(field) + ", which is not an integer");
     }
-    return py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+    return py::reinterpret_steal<py::int_>(PyNumber_Index(field.ptr()));
   };
-  const auto out_of_range = [&](const char* key, const py::int_& value, const char* range) {
-    return ValueError("dlpack_info() of " + cls + " returned " + key + " " + object_repr(value) +
+  const auto out_of_range = [&](const char* key, const py::int_& field, const char* range) {
+    return ValueError("dlpack_info() of " + cls + " returned " + key + " " + object_repr(field) +
                       ", which is not " + range);
   };
   const py::int_ pointer = integer("pointer");
@@ -107,12 +107,12 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
     throw out_of_range("pointer", pointer, "an address from 0 to 2**64 - 1");
   }
   const auto device_field = [&](const char* key) {
-    const py::int_ value = integer(key);
-    if (!value) throw py::error_already_set();
-    const ClampedInt v = to_clamped_int(value, key);
+    const py::int_ field = integer(key);
+    if (!field) throw py::error_already_set();
+    const ClampedInt v = to_clamped_int(field, key);
     if (v.overflow != 0 || v.value < std::numeric_limits<int32_t>::min() ||
         v.value > std::numeric_limits<int32_t>::max()) {
-      throw out_of_range(key, value, "a signed 32-bit integer");
+      throw out_of_range(key, field, "a signed 32-bit integer");
     }
     return static_cast<int32_t>(v.value);
   };
@@ -249,7 +249,7 @@ py::object read_range(const Carrier& c, int64_t first, int64_t count, py::object
     const std::vector<Value> read = without_gil([&] { return c.read_range_values(first, count); });
     py::list values;
     for (const Value& v : read) values.append(from_value(v));
-    return std::move(values);
+    return values;
   }
   const std::vector<std::byte> bytes = without_gil([&] { return c.read_range(first, count); });
   return decode_items(dtype, bytes.data(), count);

@@ -50,7 +50,7 @@ py::object from_int_tuple(const IntTuple& t) {
   if (t.is_leaf()) return py::int_(t.value());
   py::tuple out(t.rank());
   for (std::size_t i = 0; i < t.rank(); ++i) out[i] = from_int_tuple(t[i]);
-  return std::move(out);
+  return out;
 }
 
 }  // namespace strideweave::bindings

@@ -71,7 +71,7 @@ py::object tolist(const Tensor& t) {
   if (shape.is_leaf()) {
     py::list out;
     for (const Value& v : values) out.append(from_value(v));
-    return std::move(out);
+    return out;
   }
   return nest(values, shape.leaves());
 }

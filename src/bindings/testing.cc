@@ -89,7 +89,7 @@ MoveStage stage_named(const std::string& name) {
 // closing an OperationScope over `tensor` twice when `scoped`, or only
 // storing the iteration to a volatile sink (the loop's own cost) otherwise.
 double time_operation_scopes(const std::shared_ptr<Tensor>& tensor, int64_t count, bool scoped) {
-  volatile int64_t sink = 0;
+  [[maybe_unused]] volatile int64_t sink = 0;
   const Tensor* inputs[] = {tensor.get(), tensor.get()};
   const auto start = std::chrono::steady_clock::now();
   if (scoped) {

@@ -58,7 +58,7 @@ py::object from_value(const Value& value) {
   for (std::size_t i = 0; i < r.fields.size(); ++i) {
     out[i] = std::visit([](auto x) -> py::object { return py::cast(x); }, r.fields[i]);
   }
-  return std::move(out);
+  return out;
 }
 
 std::vector<Value> to_values(py::handle iterable, const char* what) {

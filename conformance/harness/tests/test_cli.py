@@ -91,6 +91,31 @@ def test_check_passes_when_everything_is_bound(tmp_path):
     assert text.endswith("check passed\n")
 
 
+def test_check_finds_the_cpp_tests_of_build_cpp(tmp_path):
+    """Bare `check` binds the C++ tests where `tox` builds them: no flags needed."""
+    make_project(tmp_path)
+    binary = bind_all(tmp_path)
+    (tmp_path / "build" / "cpp").mkdir(parents=True)
+    binary.rename(tmp_path / "build" / "cpp" / "strideweave_unit_tests")
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 0, text
+    assert "C++ tests: build/cpp/strideweave_unit_tests\n" in text
+    assert "C++ tests not seen" not in text
+    assert text.endswith("check passed\n")
+
+
+def test_check_names_what_it_could_not_bind_and_fails_in_one_line(tmp_path):
+    make_project(tmp_path)
+    bind_all(tmp_path)  # the C++ binary is not where check looks
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert f"missing: no test cites {NAME_ONE}" in text
+    assert text.splitlines()[-1] == (
+        "check failed: 1 strict scenario bound by no test (C++ tests not seen, "
+        "so scenarios bound only in C++ count as missing)"
+    )
+
+
 def test_check_fails_on_missing_scenarios_only_when_strict(tmp_path):
     make_project(tmp_path)
     status, text = cli("check", "--root", str(tmp_path))

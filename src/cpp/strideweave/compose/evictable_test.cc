@@ -171,13 +171,22 @@ TEST(carrier_composition__an_evictable_transition_pins_it_and_fails_atomically,
       ++reads;
     }
   });
+  // Each transition waits for the reader's next read, so reads interleave with
+  // the transitions on any scheduling (a count, not a timing).
+  const auto next_read = [&] {
+    const int64_t seen = reads.load();
+    while (reads.load() == seen) std::this_thread::yield();
+  };
+  next_read();
   for (int round = 0; round < 4; ++round) {
     e->evict();
+    next_read();
     e->promote();
+    next_read();
   }
   done = true;
   reader.join();
-  EXPECT_GT(reads.load(), 0);
+  EXPECT_GE(reads.load(), 9);
   EXPECT_EQ(e->version(), 1u);
 }
 
