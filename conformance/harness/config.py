@@ -8,6 +8,11 @@ Guarantees:
 * ``complete`` (default: empty) lists capabilities claimed complete and
   ``complete_requirements`` (default: empty) requirement ids claimed complete in capabilities
   not claimed as a whole. A missing ``pyproject.toml`` or table means nothing is claimed.
+* ``machine_skips`` (default: empty) declares the tests that skip on machines lacking
+  something (no O_DIRECT, no tmpfs): an array of tables with ``test`` (a Python node id
+  without parameters, or a C++ ``Suite.Name``), ``needs`` (what such a machine lacks) and
+  ``fallback`` (the test that covers the same ids there); ``evidence.failures`` checks
+  that both exist and that the fallback cites every id the test cites.
 * Strict mode ``auto`` makes exactly the claimed capabilities and requirements strict,
   ``all`` every capability, ``none`` nothing. In every mode, naming an unknown capability or
   requirement, or a requirement of a capability listed in ``complete``, is a ``ConfigError``.
@@ -34,13 +39,32 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class MachineSkip:
+    """A test that skips on machines lacking ``needs``; ``fallback`` covers its ids there."""
+
+    test: str
+    needs: str
+    fallback: str
+
+    def matches(self, test: str) -> bool:
+        """Whether ``test`` (a node id, perhaps parametrized, or a C++ label) is this one."""
+        return test.split("[", 1)[0] == self.test
+
+
+@dataclass(frozen=True)
 class ProjectConfig:
-    """Where a project keeps specs and tests, and what it claims complete."""
+    """Where a project keeps specs and tests, what it claims complete, and which tests
+    may skip on some machines."""
 
     root: Path
     complete: tuple[str, ...] = ()
     complete_requirements: tuple[str, ...] = ()
     python_test_dirs: tuple[str, ...] = PYTHON_TEST_DIRS
+    machine_skips: tuple[MachineSkip, ...] = ()
+
+    def machine_skip(self, test: str) -> MachineSkip | None:
+        """The declaration ``test`` falls under, if any."""
+        return next((skip for skip in self.machine_skips if skip.matches(test)), None)
 
     @property
     def spec_root(self) -> Path:
@@ -72,7 +96,27 @@ def load_project_config(root: Path) -> ProjectConfig:
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ConfigError(f"{pyproject}: {TABLE} {key} must be a list of strings")
         claims[key] = tuple(names)
-    return ProjectConfig(root, **claims)
+    return ProjectConfig(root, **claims, machine_skips=_machine_skips(table, pyproject))
+
+
+def _machine_skips(table: Mapping, pyproject: Path) -> tuple[MachineSkip, ...]:
+    entries = table.get("machine_skips", [])
+    keys = ("test", "needs", "fallback")
+    if not isinstance(entries, list):
+        raise ConfigError(f"{pyproject}: {TABLE} machine_skips must be an array of tables")
+    skips = []
+    for entry in entries:
+        if (
+            not isinstance(entry, dict)
+            or sorted(entry) != sorted(keys)
+            or not all(isinstance(entry[k], str) and entry[k] for k in keys)
+        ):
+            raise ConfigError(
+                f"{pyproject}: {TABLE} machine_skips entries need exactly the non-empty "
+                f"strings {', '.join(keys)}: {entry!r}"
+            )
+        skips.append(MachineSkip(entry["test"], entry["needs"], entry["fallback"]))
+    return tuple(skips)
 
 
 def strict_ids(

@@ -23,7 +23,7 @@ import pytest
 
 from .catalog import Catalog
 from .citations import PYTHON, Citation, Drift
-from .config import ProjectConfig, load_project_config, strict_ids
+from .config import MachineSkip, ProjectConfig, load_project_config, strict_ids
 from .cpp import CppEvidence, read_cpp
 from .openspec import load_specs
 from .pins import Pin, pin_failure, pin_problems, read_lock
@@ -59,10 +59,36 @@ def failures(project: Project, citations: Iterable[Citation], drift: Iterable[Dr
         messages.append(
             "spec citation drift (tests citing ids no spec defines):\n" + "\n".join(lines)
         )
-    problems = pin_problems((*citations, *project.cpp.citations), project.catalog, project.pins)
+    every = (*citations, *project.cpp.citations)
+    problems = pin_problems(every, project.catalog, project.pins)
     if problems:
         messages.append(pin_failure(problems, project.config.lock_path))
+    skips = machine_skip_problems(project.config.machine_skips, every)
+    if skips:
+        messages.append(
+            "machine-dependent skips declared wrongly (pyproject.toml, machine_skips):\n"
+            + "\n".join(f"  {problem}" for problem in skips)
+        )
     return messages
+
+
+def machine_skip_problems(skips: Iterable[MachineSkip], citations: Iterable[Citation]) -> list[str]:
+    """What is wrong with the declared machine-dependent skips: a test or fallback that
+    cites nothing known, or a fallback that does not cite every id its test cites."""
+    cited: dict[str, set[str]] = {}
+    for citation in citations:
+        cited.setdefault(citation.test.split("[", 1)[0], set()).add(citation.target)
+    problems = []
+    for skip in skips:
+        for role, name in (("test", skip.test), ("fallback", skip.fallback)):
+            if name not in cited:
+                problems.append(f"{role} {name} is no test that cites a spec id")
+        uncovered = sorted(cited.get(skip.test, set()) - cited.get(skip.fallback, set()))
+        if skip.test in cited and skip.fallback in cited and uncovered:
+            problems.append(
+                f"fallback {skip.fallback} of {skip.test} does not cite {', '.join(uncovered)}"
+            )
+    return problems
 
 
 def mark_citations(

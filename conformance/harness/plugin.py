@@ -34,7 +34,7 @@ from .evidence import (
     mark_citations,
 )
 from .openspec import SpecError
-from .report import summary_lines, write_reports
+from .report import Skip, summary_lines, write_reports
 
 pytest_plugins = ("pytester",)
 
@@ -53,6 +53,7 @@ class _SessionState:
         self.citations: list[Citation] = []
         self.collected_files: set[str] = set()
         self.python_outcomes: dict[str, str] = {}
+        self.skip_reasons: dict[str, str] = {}
         self.scenario_nodeids: set[str] = set()
         self.cached: Coverage | None = None
         self.report_paths: list[Path] = []
@@ -156,6 +157,8 @@ class _SessionState:
             raise
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, "wasxfail"):
+            self.skip_reasons[report.nodeid] = _skip_reason(report)
         if report.nodeid in self.scenario_nodeids:
             return
         phase = _phase_outcome(report)
@@ -169,7 +172,32 @@ class _SessionState:
             return
         directory = self.config.getoption("spec_report")
         if directory is not None:
-            self.report_paths = write_reports(self.coverage(), Path(directory))
+            self.report_paths = write_reports(self.coverage(), Path(directory), self.skips())
+
+    def skips(self) -> list[Skip]:
+        """Every skipped test of the session, Python and C++, with its reason; a declared
+        machine-dependent skip names what the machine lacks and its fallback's outcome."""
+        project = self.project
+        assert project is not None
+        found = list(self.skip_reasons.items())
+        found += [
+            (label, "skipped by the C++ test")
+            for label, outcome in sorted(project.cpp.outcomes.items())
+            if outcome == outcomes.SKIPPED
+        ]
+        known = {**self.python_outcomes, **project.cpp.outcomes}
+        listed = []
+        for test, reason in found:
+            declared = project.config.machine_skip(test)
+            if declared is not None:
+                fallback = [o for n, o in known.items() if n.split("[", 1)[0] == declared.fallback]
+                outcome = outcomes.merge_instances(fallback) or "not run"
+                reason += (
+                    f" [machine-dependent: needs {declared.needs}; "
+                    f"fallback {declared.fallback}: {outcome}]"
+                )
+            listed.append(Skip(test, reason, declared is not None))
+        return listed
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.project is None or self.aborted:
@@ -180,6 +208,15 @@ class _SessionState:
             terminalreporter.write_line(f"no specs under {self.config.rootpath / SPEC_DIR}")
         for line in summary_lines(self.coverage()):
             terminalreporter.write_line(line)
+        skips = self.skips()
+        if skips:
+            machine = [skip for skip in skips if skip.machine_dependent]
+            terminalreporter.write_line(
+                f"{len(skips)} skipped tests ({len(machine)} declared machine-dependent); "
+                "reasons in the short test summary and the Markdown report"
+            )
+            for skip in machine:
+                terminalreporter.write_line(f"  {skip.test}: {skip.reason}")
         for path in self.report_paths:
             terminalreporter.write_line(f"spec coverage report: {path}")
 
@@ -193,6 +230,13 @@ def _state(config: pytest.Config) -> _SessionState | None:
 
 def _is_scenario_item(item: pytest.Item) -> bool:
     return SCENARIO_FIXTURE in getattr(item, "fixturenames", ())
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    """A skip's reason as pytest's ``-rs`` line shows it."""
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return reason.removeprefix("Skipped: ")
 
 
 def _phase_outcome(report: pytest.TestReport) -> str | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -106,10 +108,20 @@ def _overview(coverage: Coverage) -> list[str]:
     return lines
 
 
-def to_markdown(coverage: Coverage) -> str:
+@dataclass(frozen=True)
+class Skip:
+    """A skipped test (node id or C++ label), its reason, and whether the project declares
+    it machine-dependent (``[tool.strideweave.conformance] machine_skips``)."""
+
+    test: str
+    reason: str
+    machine_dependent: bool = False
+
+
+def to_markdown(coverage: Coverage, skips: Sequence[Skip] = ()) -> str:
     """A short Markdown document: the overview table, then per capability the requirements
     claimed strict one by one, and the ids of failing requirements and scenarios and of
-    missing scenarios of strict requirements."""
+    missing scenarios of strict requirements; then every skipped test with its reason."""
     lines = ["# Spec coverage", "", *_overview(coverage), ""]
     quiet = True
     for cap in coverage.capabilities:
@@ -129,6 +141,8 @@ def to_markdown(coverage: Coverage) -> str:
         lines += [*found, ""] if found else []
     if quiet:
         lines.append("Nothing fails, and no strict requirement misses a scenario.")
+    lines += ["", "## Skipped tests", ""]
+    lines += [f"- `{skip.test}`: {skip.reason}" for skip in skips] or ["No test was skipped."]
     lines += ["", f"Per-test detail: `{HTML_NAME}` and `{JSON_NAME}`."]
     return "\n".join(lines) + "\n"
 
@@ -175,12 +189,12 @@ def to_junit(coverage: Coverage) -> bytes:
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
-def write_reports(coverage: Coverage, directory: Path) -> list[Path]:
+def write_reports(coverage: Coverage, directory: Path, skips: Sequence[Skip] = ()) -> list[Path]:
     """Write the four report files into ``directory`` (created); return their paths."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     paths = [directory / name for name in (MARKDOWN_NAME, HTML_NAME, JSON_NAME, JUNIT_NAME)]
-    paths[0].write_text(to_markdown(coverage), encoding="utf-8")
+    paths[0].write_text(to_markdown(coverage, skips), encoding="utf-8")
     paths[1].write_text(to_html(coverage), encoding="utf-8")
     paths[2].write_text(json.dumps(to_json(coverage), indent=2) + "\n", encoding="utf-8")
     paths[3].write_bytes(to_junit(coverage) + b"\n")

@@ -234,3 +234,48 @@ def test_check_collects_with_the_projects_own_plugin_options(tmp_path):
     status, text = cli("check", "--root", str(tmp_path), "--gtest-binary", str(binary))
     assert status == 0, text
     assert "demo (strict): 2 requirements, 3 scenarios, 3 bound, 0 missing" in text
+
+
+def test_check_refuses_a_machine_skip_whose_fallback_covers_less(tmp_path):
+    make_project(tmp_path, complete=())
+    (tmp_path / "pyproject.toml").write_text(
+        claims((), ())
+        + "\n[[tool.strideweave.conformance.machine_skips]]\n"
+        + 'test = "conformance/test_io.py::test_direct"\n'
+        + 'needs = "O_DIRECT"\n'
+        + 'fallback = "conformance/test_io.py::test_fallback"\n'
+    )
+    (tmp_path / "conformance").mkdir()
+    (tmp_path / "conformance" / "test_io.py").write_text(
+        textwrap.dedent(
+            f"""
+            import pytest
+
+            @pytest.mark.spec("{COUNT_ONE}", "{COUNT_NONE}")
+            def test_direct():
+                pass
+
+            @pytest.mark.spec("{COUNT_ONE}")
+            def test_fallback():
+                pass
+            """
+        )
+    )
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert (
+        "  fallback conformance/test_io.py::test_fallback of conformance/test_io.py::test_direct "
+        f"does not cite {COUNT_NONE}"
+    ) in text.splitlines()
+    assert text.splitlines()[-1].startswith(
+        "check failed: machine-dependent skips declared wrongly"
+    )
+    # Once the fallback cites what the test cites, the declaration holds.
+    source = (tmp_path / "conformance" / "test_io.py").read_text()
+    (tmp_path / "conformance" / "test_io.py").write_text(
+        source.replace(
+            f'@pytest.mark.spec("{COUNT_ONE}")\n',
+            f'@pytest.mark.spec("{COUNT_ONE}", "{COUNT_NONE}")\n',
+        )
+    )
+    assert cli("check", "--root", str(tmp_path))[0] == 0

@@ -4,6 +4,7 @@ import pytest
 
 from conformance.harness.config import (
     ConfigError,
+    MachineSkip,
     ProjectConfig,
     load_project_config,
     strict_ids,
@@ -80,3 +81,38 @@ def test_claimed_requirement_errors_in_every_mode(mode):
         r"of capabilities listed in complete: b/one, b/two$",
     ):
         strict_ids(mode, ["b"], ["b/two", "a/one", "b/one"], REQUIREMENTS)
+
+
+MACHINE_SKIP = """
+[[tool.strideweave.conformance.machine_skips]]
+test = "conformance/test_io.py::test_direct"
+needs = "a file system that accepts O_DIRECT"
+fallback = "conformance/test_io.py::test_direct_anywhere"
+"""
+
+
+def test_reads_machine_skips(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(MACHINE_SKIP)
+    (skip,) = load_project_config(tmp_path).machine_skips
+    assert skip == MachineSkip(
+        "conformance/test_io.py::test_direct",
+        "a file system that accepts O_DIRECT",
+        "conformance/test_io.py::test_direct_anywhere",
+    )
+    assert skip.matches("conformance/test_io.py::test_direct[tmpfs]")
+    assert not skip.matches("conformance/test_io.py::test_direct_anywhere")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[tool.strideweave.conformance]\nmachine_skips = 1\n",
+        MACHINE_SKIP.replace('needs = "a file system that accepts O_DIRECT"\n', ""),
+        MACHINE_SKIP.replace('"conformance/test_io.py::test_direct"', '""'),
+        MACHINE_SKIP + 'extra = "x"\n',
+    ],
+)
+def test_invalid_machine_skips(tmp_path, content):
+    (tmp_path / "pyproject.toml").write_text(content)
+    with pytest.raises(ConfigError, match=r"pyproject\.toml: .*machine_skips"):
+        load_project_config(tmp_path)

@@ -521,3 +521,49 @@ def test_coverage_is_computed_once_per_session(project, monkeypatch):
     # Strict: the scenario whose only bound test xfailed fails (none ran and passed).
     result.assert_outcomes(passed=2, failed=3, xfailed=1)
     assert len(calls) == 1
+
+
+def test_skips_are_listed_and_declared_machine_skips_name_their_fallback(project):
+    pytester = project()
+    pyproject = pytester.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text()
+        + "\n[[tool.strideweave.conformance.machine_skips]]\n"
+        + 'test = "conformance/test_io.py::test_direct"\n'
+        + 'needs = "a file system that accepts O_DIRECT"\n'
+        + 'fallback = "conformance/test_io.py::test_fallback"\n'
+    )
+    write(
+        pytester,
+        "conformance/test_io.py",
+        f"""
+        import pytest
+
+        @pytest.mark.spec("{COUNT_ONE}")
+        def test_direct():
+            pytest.skip("no O_DIRECT here")
+
+        @pytest.mark.spec("{COUNT_ONE}")
+        def test_fallback():
+            pass
+
+        @pytest.mark.spec("{COUNT_NONE}")
+        def test_other():
+            pytest.skip("not today")
+        """,
+    )
+    result = run(pytester, "--spec-report", "out")
+    # Two tests and two scenario items (not strict: one missing, one not run) skipped.
+    assert_lines(
+        result.stdout.lines,
+        "4 skipped tests (1 declared machine-dependent); reasons in the short test summary "
+        "and the Markdown report",
+        "  conformance/test_io.py::test_direct: no O_DIRECT here [machine-dependent: needs a "
+        "file system that accepts O_DIRECT; fallback conformance/test_io.py::test_fallback: "
+        "passed]",
+    )
+    markdown = (pytester.path / "out" / "spec-coverage.md").read_text()
+    assert "- `conformance/test_io.py::test_other`: not today\n" in markdown
+    assert (
+        "- `conformance/test_io.py::test_direct`: no O_DIRECT here [machine-dependent" in markdown
+    )

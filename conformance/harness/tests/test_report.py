@@ -7,7 +7,7 @@ from conformance.harness import outcomes
 from conformance.harness.citations import CPP, PYTHON, Citation
 from conformance.harness.coverage import Evidence, build_coverage
 from conformance.harness.pins import fingerprint
-from conformance.harness.report import summary_lines, to_markdown, write_reports
+from conformance.harness.report import Skip, summary_lines, to_markdown, write_reports
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, NAMED
 
@@ -166,8 +166,27 @@ def test_markdown_names_claimed_requirements_when_nothing_fails(demo_catalog):
         f"Strict requirements: `{COUNTED}`",
         "",
         "Nothing fails, and no strict requirement misses a scenario.",
+    ]
+    assert to_markdown(clean).split("\n## ")[2].splitlines() == [
+        "Skipped tests",
+        "",
+        "No test was skipped.",
         "",
         "Per-test detail: `spec-coverage.html` and `spec-coverage.json`.",
+    ]
+
+
+def test_markdown_lists_every_skip_with_its_reason(demo_catalog):
+    skips = [
+        Skip("t.py::test_a[x]", "no tmpfs at /dev/shm", machine_dependent=True),
+        Skip("Suite.name", "skipped by the C++ test"),
+    ]
+    text = to_markdown(coverage(demo_catalog), skips)
+    assert text.split("\n## Skipped tests\n")[1].splitlines()[:4] == [
+        "",
+        "- `t.py::test_a[x]`: no tmpfs at /dev/shm",
+        "- `Suite.name`: skipped by the C++ test",
+        "",
     ]
 
 
@@ -182,8 +201,6 @@ def test_markdown(demo_catalog):
         f"- fail: `{COUNT_NONE}`",
         f"- missing: `{NAME_ONE}`",
         "",
-        "",
-        "Per-test detail: `spec-coverage.html` and `spec-coverage.json`.",
     ]
     assert "t.py::test_ok" not in text
     relaxed = to_markdown(coverage(demo_catalog))
