@@ -38,7 +38,7 @@ def test_compose_two_hierarchical_layouts():
     assert [r(i) for i in range(b.size)] == [a(b(i)) for i in range(b.size)]
 
 
-@pytest.mark.spec(f"{COMPOSE}/reject-a-shape-inadmissible-composition")
+@pytest.mark.spec(f"{COMPOSE}/reject-a-shape-inadmissible-composition", f"{COMPOSE}#4")
 def test_reject_a_shape_inadmissible_composition():
     a, b = sw.Layout((4, 3), (1, 5)), sw.Layout(3, 2)
     with pytest.raises(ValueError) as info:
@@ -49,7 +49,7 @@ def test_reject_a_shape_inadmissible_composition():
     assert (a, b) == (sw.Layout((4, 3), (1, 5)), sw.Layout(3, 2))
 
 
-@pytest.mark.spec(f"{COMPOSE}/reject-a-stride-inadmissible-composition")
+@pytest.mark.spec(f"{COMPOSE}/reject-a-stride-inadmissible-composition", f"{COMPOSE}#4")
 def test_reject_a_stride_inadmissible_composition():
     with pytest.raises(ValueError) as info:
         sw.composition(sw.Layout((4, 5), (1, 10)), sw.Layout(2, 3))
@@ -71,17 +71,19 @@ def test_compose_mode_by_mode_with_a_tiler():
         sw.composition(a, 3)
 
 
-@pytest.mark.spec(f"{COMPLEMENT}/complement-a-strided-layout")
+@pytest.mark.spec(f"{COMPLEMENT}/complement-a-strided-layout", f"{COMPLEMENT}#1")
 def test_complement_a_strided_layout():
     assert sw.complement(sw.Layout(4, 2), 24) == sw.Layout((2, 3), (1, 8))
 
 
-@pytest.mark.spec(f"{COMPLEMENT}/complement-a-two-mode-layout")
+@pytest.mark.spec(f"{COMPLEMENT}/complement-a-two-mode-layout", f"{COMPLEMENT}#1")
 def test_complement_a_two_mode_layout():
     assert sw.complement(sw.Layout((2, 2), (1, 6)), 24) == sw.Layout((3, 2), (2, 12))
 
 
-@pytest.mark.spec(f"{COMPLEMENT}/reject-a-layout-without-complement")
+@pytest.mark.spec(
+    f"{COMPLEMENT}/reject-a-layout-without-complement", f"{COMPLEMENT}#4", f"{COMPLEMENT}#5"
+)
 def test_reject_a_layout_without_complement():
     with pytest.raises(ValueError) as info:
         sw.complement(sw.Layout((2, 2), (1, 1)), 8)
@@ -114,13 +116,13 @@ def test_right_inverse_of_degenerate_layouts():
     assert sw.right_inverse(sw.Layout((3, 0), (1, 3))) == sw.Layout(0, 0)
 
 
-@pytest.mark.spec(f"{TILE}/divide-a-layout-by-a-tile")
+@pytest.mark.spec(f"{TILE}/divide-a-layout-by-a-tile", f"{TILE}#1")
 def test_divide_a_layout_by_a_tile():
     result = sw.logical_divide(sw.Layout((4, 2, 3), (2, 1, 8)), sw.Layout(4, 2))
     assert result == sw.Layout(((2, 2), (2, 3)), ((4, 1), (2, 8)))
 
 
-@pytest.mark.spec(f"{TILE}/regroup-a-mode-by-mode-division")
+@pytest.mark.spec(f"{TILE}/regroup-a-mode-by-mode-division", f"{TILE}#1", f"{TILE}#2")
 def test_regroup_a_mode_by_mode_division():
     a = sw.Layout((4, 6), (1, 4))
     tiler = (sw.Layout(2, 1), sw.Layout(3, 1))
@@ -129,7 +131,7 @@ def test_regroup_a_mode_by_mode_division():
     assert sw.logical_divide(a, tiler) == sw.Layout(((2, 2), (3, 2)), ((1, 2), (4, 12)))
 
 
-@pytest.mark.spec(f"{TILE}/reproduce-a-layout-with-a-product")
+@pytest.mark.spec(f"{TILE}/reproduce-a-layout-with-a-product", f"{TILE}#3")
 def test_reproduce_a_layout_with_a_product():
     result = sw.logical_product(sw.Layout((2, 2), (4, 1)), sw.Layout(6, 1))
     assert result == sw.Layout(((2, 2), (2, 3)), ((4, 1), (2, 8)))

@@ -39,7 +39,7 @@ def test_invert_a_flat_index_into_a_coordinate():
     assert sw.idx2crd(4, 6) == 4
 
 
-@pytest.mark.spec(f"{REQ}/reject-an-out-of-range-coordinate")
+@pytest.mark.spec(f"{REQ}/reject-an-out-of-range-coordinate", f"{REQ}#6")
 @pytest.mark.parametrize(
     ("coord", "component", "extent"),
     [
@@ -69,7 +69,7 @@ def test_reject_every_coordinate_of_an_empty_layout():
         sw.idx2crd(6, (2, 3))
 
 
-@pytest.mark.spec(f"{REQ}/reject-a-coordinate-of-the-wrong-structure")
+@pytest.mark.spec(f"{REQ}/reject-a-coordinate-of-the-wrong-structure", f"{REQ}#4")
 @pytest.mark.parametrize("coord", [(1, 2, 3, 4), ((1, 0), 2), (1, (1, 2, 0)), ()])
 def test_reject_a_coordinate_of_the_wrong_structure(spread, coord):
     with pytest.raises(ValueError) as info:
@@ -93,3 +93,18 @@ def test_map_a_mixed_coordinate(spread):
     deep = sw.Layout(((2, 3), (2, (2, 3))), ((1, 10), (100, (1000, 10000))))
     assert deep((4, (1, 5))) == deep(((0, 2), (1, (1, 2)))) == deep(((0, 2), (1, 5)))
     assert deep((4, 11)) == deep(((0, 2), (1, (1, 2))))
+
+
+@pytest.mark.spec(f"{REQ}#3")
+def test_a_tuple_of_the_rank_is_read_hierarchically_before_flat():
+    """((2,3),()) has rank 2 and two leaf modes: a pair is read hierarchically, so its
+    second component indexes the empty mode (extent 1), never the leaf of extent 3."""
+    layout = sw.Layout(((2, 3), ()), ((1, 2), ()))
+    assert [e for e, _ in layout.leaf_modes] == [2, 3] and layout.rank == 2
+    assert layout((4, 0)) == layout(((0, 2), ())) == 4
+    with pytest.raises(IndexError):
+        layout((1, 2))  # read flat it would be 1 + 2 * 2 = 5
+    # A tuple of the leaf-mode count that is not the rank is read flat.
+    nested = sw.Layout(((2, 3),), ((1, 2),))
+    assert nested.rank == 1
+    assert nested((1, 2)) == 5 == nested(((1, 2),)) == nested((5,))

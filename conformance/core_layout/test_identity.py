@@ -7,14 +7,14 @@ import strideweave as sw
 REQ = "core-layout/layouts-print-in-cute-notation-and-compare-by-value"
 
 
-@pytest.mark.spec(f"{REQ}/print-a-nested-layout")
+@pytest.mark.spec(f"{REQ}/print-a-nested-layout", f"{REQ}#1")
 def test_print_a_nested_layout():
     assert repr(sw.Layout((2, (3, 4)), (1, (2, 6)))) == "(2,(3,4)):(1,(2,6))"
     assert repr(sw.Layout(4, 2)) == "4:2"
     assert repr(sw.Layout((6,), (1,))) == "(6):(1)"
 
 
-@pytest.mark.spec(f"{REQ}/compare-layouts-by-value")
+@pytest.mark.spec(f"{REQ}/compare-layouts-by-value", f"{REQ}#2")
 def test_compare_layouts_by_value():
     a = sw.Layout((2, 3), (1, 2))
     b = sw.Layout([2, 3], [1, 2])
@@ -25,7 +25,7 @@ def test_compare_layouts_by_value():
     assert a != (2, 3)
 
 
-@pytest.mark.spec(f"{REQ}/distinguish-tree-structure")
+@pytest.mark.spec(f"{REQ}/distinguish-tree-structure", f"{REQ}#2")
 def test_distinguish_tree_structure():
     layouts = [sw.Layout(6, 1), sw.Layout((6,), (1,)), sw.Layout((2, 3), (1, 2))]
     assert all(layout.size == 6 for layout in layouts)

@@ -14,7 +14,7 @@ import threading
 import pytest
 
 import strideweave as sw
-from conformance.interop_movement.movement import TERMINAL_TIMEOUT, refused, snapshot
+from conformance.interop_movement.movement import TERMINAL_TIMEOUT, copy_span, refused, snapshot
 from strideweave.carriers import (
     CarrierDefinition,
     TransferProvider,
@@ -564,3 +564,57 @@ def test_a_non_carrier_argument_is_named_before_the_definition_check():
         register_move_operation(tiled, 42, sw.ElementwiseMoveOperation)
     with pytest.raises(TypeError, match="source_class"):
         dispatch_move(42, tiled)
+
+
+# -- TiledEvictable's internal transfers --------------------------------------------------
+
+
+def _recording_operation(log: list, direction: str) -> type[sw.MoveOperation]:
+    """A MoveOperation logging (direction, source class, destination class), then copying
+    the span through the public entry points its pins admit."""
+
+    class Recording(sw.MoveOperation):
+        def _copy(self, tensor, destination, output, element_count):
+            log.append((direction, type(tensor.carrier), type(destination)))
+            copy_span(tensor, destination, element_count)
+
+    return Recording
+
+
+@pytest.mark.spec(f"{DISPATCH}#8")
+def test_tiled_evictable_moves_its_tiles_through_the_legacy_exact_pair():
+    from strideweave.carriers.tiled_evictable import TiledEvictable
+
+    log: list = []
+
+    class Fast(sw.CPU):
+        pass
+
+    class Slow(sw.FileBacked):
+        pass
+
+    evict, load = _recording_operation(log, "evict"), _recording_operation(log, "load")
+    with (
+        registered_move_operation(Fast, Slow, evict),
+        registered_move_operation(Slow, Fast, load),
+    ):
+        tiled = TiledEvictable(
+            sw.Int32, 8, 4, fast_class=Fast, slow_class=Slow, resident_limit=1, values=range(8)
+        )
+        tiled.make_resident([0]).wait()
+        assert log == [("load", Slow, Fast)]
+        tiled.write(1, 41)
+        tiled.make_resident([1]).wait()  # evicts the written tile 0, then loads tile 1
+        assert sorted(log) == sorted([("load", Slow, Fast)] * 2 + [("evict", Fast, Slow)])
+        assert tiled.tolist() == [0, 41, 2, 3, 4, 5, 6, 7]
+        # A public move out of the TiledEvictable follows its definition's route, not the
+        # legacy registry: its one CPU route serves it, and no other pair is permitted,
+        # even one whose classes have legacy registrations.
+        window = sw.Tensor(tiled, sw.Layout(3), 1)
+        destination = Fast(sw.Int32)
+        with refused(NotImplementedError, "TiledEvictable", "Fast", carriers=[destination]):
+            sw.move(window, destination)
+        with pytest.raises(RuntimeError, match="TransferRoute"):
+            dispatch_move(TiledEvictable, Fast)
+        result = sw.move(window, sw.CPU(sw.Int32))
+        assert result.tolist() == [41, 2, 3] and type(result.carrier) is sw.CPU

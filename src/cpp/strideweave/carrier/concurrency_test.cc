@@ -186,5 +186,136 @@ TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
   EXPECT_EQ(b->version(), 0u);
 }
 
+// Every kind of call (entry points, version tokens, pins and their leases, an
+// owner path) on one owned carrier from several threads at once: each
+// succeeds or fails with the documented RuntimeError, and only successful
+// writes count.
+TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
+     clause1__every_kind_of_call_from_many_threads) {
+  auto owner = std::make_shared<CPU>(DType::Int32(), 1);
+  auto c = std::make_shared<CPU>(DType::Int32(), kSlots);
+  owner->take_ownership(*c);
+  std::atomic<uint64_t> writes{0};
+  std::atomic<int> unexpected{0};
+  const auto refused = [&](const RuntimeError& e) {
+    if (std::string(e.what()).find("pinned by") == std::string::npos) ++unexpected;
+  };
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; ++w) {  // two owner-path writers, each with its own path
+    threads.emplace_back([&, w] {
+      OwnerPath path = owner->owner_path(*c);
+      for (int r = 0; r < kRounds; ++r) {
+        try {
+          path.write_range(0, filled(w * 1000 + r));
+          ++writes;
+        } catch (const RuntimeError& e) {
+          refused(e);
+        }
+      }
+    });
+  }
+  threads.emplace_back([&] {  // pins writing through their leases
+    for (int r = 0; r < kRounds / 3; ++r) {
+      try {
+        Lease lease = c->pin("move " + std::to_string(r));
+        const std::vector<Value> values(kSlots, Value(int64_t{5000 + r}));
+        lease.write_range_values(0, values);
+        ++writes;
+      } catch (const RuntimeError& e) {
+        refused(e);
+      }
+    }
+  });
+  threads.emplace_back([&] {  // public writes: refused, the carrier being owned
+    for (int r = 0; r < kRounds; ++r) {
+      try {
+        c->write(0, int64_t{-1});
+        ++unexpected;
+      } catch (const RuntimeError& e) {
+        if (std::string(e.what()).find("owned by") == std::string::npos &&
+            std::string(e.what()).find("pinned by") == std::string::npos) {
+          ++unexpected;
+        }
+      }
+    }
+  });
+  std::atomic<int> torn{0};
+  threads.emplace_back([&] {  // reads, tokens and accessors
+    for (int r = 0; r < kRounds; ++r) {
+      try {
+        const VersionToken token = c->version_token();
+        const std::vector<Value> range = c->read_range_values(0, kSlots);
+        if (!uniform(range)) ++torn;
+        static_cast<void>(token.is_current());
+        static_cast<void>(c->pinned_by());
+        static_cast<void>(c->owner());
+      } catch (const RuntimeError& e) {
+        refused(e);
+      }
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  EXPECT_GT(writes.load(), 0u);
+  EXPECT_EQ(c->version(), writes.load());
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_EQ(unexpected.load(), 0);
+  EXPECT_EQ(c->owner(), owner);
+  EXPECT_EQ(core_locks_held(), 0);
+}
+
+// The concurrency contract's second sentence, on both a byte-encoded and a
+// value-only carrier: concurrent successful writes raise the version by
+// exactly their number, reads never see a torn range write, and calls refused
+// by a concurrent pin or release change nothing (the hammer's checks).
+TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
+     clause2__calls_take_effect_entirely_or_not_at_all) {
+  hammer(std::make_shared<CPU>(DType::Int32(), kSlots));
+  hammer(std::make_shared<Generic>(DType::Any(), kSlots));
+}
+
+// take_ownership and relinquish naming the same two carriers in opposite
+// orders, while a third carrier contends for both: no deadlock, and ownership
+// stays exclusive (each carrier has at most one owner; every relinquish
+// after a successful take succeeds).
+TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
+     clause3__ownership_in_either_order_without_deadlock) {
+  auto a = std::make_shared<CPU>(DType::Int32(), 2);
+  auto b = std::make_shared<CPU>(DType::Int32(), 2);
+  auto c = std::make_shared<Generic>(DType::Int32(), 2);
+  std::atomic<int> taken{0};
+  std::atomic<int> unexpected{0};
+  std::atomic<int> ready{0};
+  const auto cycle = [&](Carrier& owner, Carrier& owned) {
+    ++ready;
+    while (ready.load() < 4) std::this_thread::yield();  // start together
+    for (int r = 0; r < 10 * kRounds; ++r) {
+      try {
+        owner.take_ownership(owned);
+      } catch (const RuntimeError& e) {
+        if (std::string(e.what()).find("owned by") == std::string::npos) ++unexpected;
+        continue;
+      }
+      ++taken;
+      if (owned.owner().get() != &owner) ++unexpected;
+      owner.relinquish(owned);  // throws (failing the test) unless the take held
+    }
+  };
+  std::thread forward([&] { cycle(*a, *b); });   // locks (a, b)
+  std::thread backward([&] { cycle(*b, *a); });  // locks (b, a)
+  std::thread third_a([&] { cycle(*c, *a); });   // contends for a
+  std::thread third_b([&] { cycle(*c, *b); });   // contends for b
+  forward.join();
+  backward.join();
+  third_a.join();
+  third_b.join();
+  EXPECT_GT(taken.load(), 0);
+  EXPECT_EQ(unexpected.load(), 0);
+  for (const auto& carrier : {std::shared_ptr<Carrier>(a), std::shared_ptr<Carrier>(b)}) {
+    EXPECT_EQ(carrier->owner(), nullptr);
+    EXPECT_EQ(carrier->version(), 0u);
+  }
+  EXPECT_EQ(core_locks_held(), 0);
+}
+
 }  // namespace
 }  // namespace strideweave

@@ -358,5 +358,67 @@ TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
   EXPECT_FALSE(owned->is_released());
 }
 
+TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
+     clause1__only_the_owner_obtains_an_owner_path) {
+  auto owner = std::make_shared<Generic>(DType::Int32(), 1);
+  auto other_owner = std::make_shared<Generic>(DType::Int32(), 1);
+  auto owned = std::make_shared<CPU>(DType::Int32(), 3);
+  auto unowned = std::make_shared<CPU>(DType::Int32(), 3);
+  owner->take_ownership(*owned);
+  const std::vector<std::function<void()>> refused = {
+      [&] { owner->owner_path(*unowned); },      // owned by no one
+      [&] { other_owner->owner_path(*owned); },  // owned by another carrier
+      [&] { owned->owner_path(*owner); },        // the reverse relation
+  };
+  for (const auto& call : refused) {
+    const std::string m = message_of<ValueError>(call);
+    EXPECT_NE(m.find("does not own"), std::string::npos) << m;
+  }
+  OwnerPath path = owner->owner_path(*owned);
+  const std::vector<Value> values = ints({4, 5, 6});
+  path.write_range_values(0, values);
+  path.write(2, int64_t{7});
+  EXPECT_EQ(owned->read_range_values(0, 3), ints({4, 5, 7}));
+  EXPECT_EQ(owned->version(), 2u);
+  owner->relinquish(*owned);
+  EXPECT_NE(message_of<ValueError>([&] { owner->owner_path(*owned); }).find("does not own"),
+            std::string::npos);
+  EXPECT_EQ(owned->version(), 2u);
+  EXPECT_EQ(unowned->version(), 0u);
+}
+
+TEST(carrier_storage__an_owner_writes_its_owned_carriers_through_an_owner_path,
+     clause3__the_public_entry_points_keep_refusing_an_owned_carrier) {
+  auto owner = std::make_shared<Generic>(DType::Int32(), 1);
+  auto owned = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({1, 2, 3}));
+  auto empty = std::make_shared<CPU>(DType::Int32());
+  owner->take_ownership(*owned);
+  owner->take_ownership(*empty);
+  OwnerPath path = owner->owner_path(*owned);
+  const std::vector<Value> three = ints({7, 7, 7});
+  const std::array<std::byte, 4> item{};
+  const std::vector<std::function<void()>> refused = {
+      [&] { owned->write(0, int64_t{5}); },
+      [&] { owned->write_range(0, item); },
+      [&] { owned->write_range_values(0, three); },
+      [&] { owned->release(); },
+      [&] { empty->allocate(2); },
+  };
+  // Before the owner writes, between its writes through the path, and after.
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& call : refused) {
+      const std::string m = message_of<RuntimeError>(call);
+      EXPECT_NE(m.find("owned by " + owner->label()), std::string::npos) << m;
+    }
+    EXPECT_EQ(owned->version(), static_cast<uint64_t>(round));
+    EXPECT_FALSE(owned->is_released());
+    EXPECT_EQ(empty->slots(), 0);
+    if (round < 2) path.write(round, int64_t{10 + round});
+  }
+  EXPECT_EQ(owned->read_range_values(0, 3), ints({10, 11, 3}));
+  EXPECT_EQ(owned->owner(), owner);
+  EXPECT_EQ(empty->version(), 0u);
+}
+
 }  // namespace
 }  // namespace strideweave

@@ -5,7 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <span>
+#include <sstream>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "strideweave/carrier/cpu.h"
@@ -154,6 +163,61 @@ TEST(Profiler, a_failed_move_initiation_records_nothing) {
   auto destination = std::make_shared<CPU>(DType::Int32());  // dtype mismatch
   auto session = Session::start();
   EXPECT_ANY_THROW(MoveRequest::initiate(source, destination, builtin));
+  session->stop();
+  EXPECT_TRUE(session->events().empty());
+}
+
+// The code of profiler.h, found next to this file: comments dropped, runs of
+// whitespace made one space.
+std::string profiler_header() {
+  const std::filesystem::path header = std::filesystem::path(__FILE__).parent_path() / "profiler.h";
+  std::ifstream in(header);
+  EXPECT_TRUE(in.good()) << header;
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::string code = std::regex_replace(text, std::regex("//[^\n]*"), "");
+  return std::regex_replace(code, std::regex(R"(\s+)"), " ");
+}
+
+// Structural, never timed: with no profile active, an operation's profiling is
+// active(), one relaxed load of one lock-free atomic, behind one branch marked
+// unlikely; the scope's destructor tests the one pointer it holds.
+TEST(operation_profiling__a_profile_collects_events_from_every_thread_while_it_is_active,
+     clause4__the_inactive_path_is_one_relaxed_load_and_one_branch) {
+  static_assert(std::is_same_v<decltype(internal_profiling::active_sessions), std::atomic<int>>);
+  static_assert(std::atomic<int>::is_always_lock_free);
+  static_assert(noexcept(active()));
+  static_assert(sizeof(OperationScope) == sizeof(void*));
+  const std::string header = profiler_header();
+  // active() is exactly one relaxed load of that atomic, compared.
+  EXPECT_NE(header.find("inline bool active() noexcept { return "
+                        "internal_profiling::active_sessions.load(std::memory_order_relaxed) != "
+                        "0; }"),
+            std::string::npos);
+  // Every OperationScope constructor is that branch around the recording call,
+  // and every active() call in the header is one of them.
+  const std::regex gated(
+      R"(OperationScope\([^{};]*\) \{ if \(active\(\)\) \[\[unlikely\]\] begin\([^;]*\); \})");
+  const auto count = [&](const std::regex& pattern) {
+    return std::distance(std::sregex_iterator(header.begin(), header.end(), pattern),
+                         std::sregex_iterator());
+  };
+  EXPECT_EQ(count(gated), 3);
+  EXPECT_EQ(count(std::regex(R"(\bactive\(\))")), 1 + 3);  // the definition and the three gates
+  EXPECT_NE(header.find("~OperationScope() { if (pending_ != nullptr) [[unlikely]] finish(); }"),
+            std::string::npos);
+  // active() reads that atomic and nothing else decides it.
+  ASSERT_FALSE(active());
+  internal_profiling::active_sessions.store(1, std::memory_order_relaxed);
+  EXPECT_TRUE(active());
+  internal_profiling::active_sessions.store(0, std::memory_order_relaxed);
+  EXPECT_FALSE(active());
+  // Behind the branch nothing runs: inputs that cannot be read are never read,
+  // and a session started afterwards holds nothing.
+  const Tensor* const unreadable[] = {nullptr, nullptr};
+  for (int i = 0; i < 1000; ++i) {
+    const OperationScope scope("add", std::span<const Tensor* const>(unreadable));
+  }
+  auto session = Session::start();
   session->stop();
   EXPECT_TRUE(session->events().empty());
 }
