@@ -28,6 +28,22 @@ def counts(path: pathlib.Path) -> tuple[int, int]:
     return tests, skipped
 
 
+# A file of one pytest run over several suites: each must have run tests (JUnit
+# classnames are dotted node ids, e.g. conformance.core_layout.test_algebra).
+SUITES = {
+    "wheel.xml": ("conformance", "property_tests"),
+    "sanitize.xml": ("conformance", "property_tests"),
+}
+
+
+def suites_without_tests(path: pathlib.Path, suites: tuple[str, ...]) -> list[str]:
+    ran = set()
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if case.find("skipped") is None:
+            ran.add((case.get("classname") or "").split(".", 1)[0])
+    return [suite for suite in suites if suite not in ran]
+
+
 def main(results: pathlib.Path) -> int:
     problems = []
     for name in EXPECTED:
@@ -40,6 +56,8 @@ def main(results: pathlib.Path) -> int:
         print(f"{name}: {tests} tests, {skipped} skipped")
         if ran <= 0:
             problems.append(f"{name}: no test ran")
+        for suite in suites_without_tests(path, SUITES.get(name, ())):
+            problems.append(f"{name}: no {suite}/ test ran")
     for p in problems:
         print(f"check_results: {p}", file=sys.stderr)
     return 1 if problems else 0

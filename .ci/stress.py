@@ -23,6 +23,7 @@ import argparse
 import ast
 import collections
 import multiprocessing
+import os
 import pathlib
 import re
 import subprocess
@@ -123,7 +124,7 @@ def run_python(subset: list[str], runs: int, scratch: pathlib.Path) -> dict[str,
         xml = scratch / f"py-{run}.xml"
         command = [
             sys.executable, "-m", "pytest", *subset, "-q", "-p", "no:cacheprovider",
-            "-p", "no:conformance.harness.plugin", f"--junitxml={xml}",
+            f"--junitxml={xml}",
         ]  # fmt: skip
         proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
         outcomes = junit_outcomes(xml)
@@ -141,18 +142,30 @@ def run_cpp(
 ) -> dict[str, list[bool]]:
     results: dict[str, list[bool]] = collections.defaultdict(list)
     selection = "--gtest_filter=" + ":".join(subset)
+    env = dict(os.environ)
+    env.setdefault("RC_PARAMS", "max_success=100")
+    # A TSan binary (build/tsan) reports with the project's suppressions, and stops at the
+    # first report; other binaries ignore the variable.
+    env.setdefault("TSAN_OPTIONS", f"halt_on_error=1:suppressions={ROOT / '.ci/tsan.supp'}")
     for binary in binaries:
+        label = f"{binary.parent.name}/{binary.name}"
         for run in range(runs):
-            xml = scratch / f"{binary.name}-{run}.xml"
-            subprocess.run(
+            xml = scratch / f"{binary.parent.name}-{binary.name}-{run}.xml"
+            proc = subprocess.run(
                 [str(binary), selection, f"--gtest_output=xml:{xml}"],
                 capture_output=True,
-                env={"RC_PARAMS": "max_success=100"},
+                text=True,
+                env=env,
             )
             outcomes = junit_outcomes(xml)
+            # A sanitizer report or a crash fails the run even where every test passed.
+            results[f"{label}: exit status 0"].append(proc.returncode == 0)
+            if proc.returncode != 0:
+                print(f"{label} run {run + 1}: exit {proc.returncode}\n{proc.stdout[-2000:]}")
             for name, passed in outcomes.items():
-                results[f"{binary.name}:{name}"].append(passed)
-        print(f"c++ {binary.name}: {runs} runs of {len(subset)} selected tests")
+                results[f"{label}:{name}"].append(passed and proc.returncode == 0)
+        print(f"c++ {label}: {runs} runs of the selected tests it holds")
+        sys.stdout.flush()
     return results
 
 

@@ -45,6 +45,9 @@ class Catalog:
     def scenario_ids(self) -> list[str]:
         return [s.id for spec in self.specs for r in spec.requirements for s in r.scenarios]
 
+    def requirement_ids(self) -> list[str]:
+        return [r.id for spec in self.specs for r in spec.requirements]
+
     def clauses(self) -> Iterator[Clause]:
         for spec in self.specs:
             for requirement in spec.requirements:

@@ -84,7 +84,7 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     messages = failures(project, python, drift)
     problems = [message.split("\n", 1)[0].rstrip(":") for message in messages]
     evidence = Evidence((*python, *project.cpp.citations))
-    missing = 0
+    missing = clauses = 0
     for cap in build_coverage(project.catalog, evidence, project.strict).capabilities:
         unbound = [(r, s) for r in cap.requirements for s in r.scenarios if s.status == MISSING]
         counts = cap.counts.scenarios
@@ -96,7 +96,21 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
         strict_unbound = [s.scenario.id for r, s in unbound if r.strict]
         missing += len(strict_unbound)
         messages += [f"missing: no test cites {scenario}" for scenario in strict_unbound]
+        if project.config.every_clause_cited:
+            uncited = [
+                c.clause.id
+                for r in cap.requirements
+                if r.strict
+                for c in r.clauses
+                if c.status == MISSING
+            ]
+            clauses += len(uncited)
+            messages += [f"missing: no test cites clause {clause}" for clause in uncited]
     out.write("".join(f"{message}\n" for message in messages))
+    if clauses:
+        problems.append(
+            f"{clauses} clause{'s' if clauses != 1 else ''} of strict requirements cited by no test"
+        )
     if messages:
         out.write(f"check failed: {_reason(problems, missing, cpp_seen)}\n")
         return 1

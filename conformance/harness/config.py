@@ -9,10 +9,14 @@ Guarantees:
   ``complete_requirements`` (default: empty) requirement ids claimed complete in capabilities
   not claimed as a whole. A missing ``pyproject.toml`` or table means nothing is claimed.
 * ``machine_skips`` (default: empty) declares the tests that skip on machines lacking
-  something (no O_DIRECT, no tmpfs): an array of tables with ``test`` (a Python node id
-  without parameters, or a C++ ``Suite.Name``), ``needs`` (what such a machine lacks) and
+  something (no O_DIRECT, no tmpfs): an array of tables with ``test`` (a Python node id,
+  optionally with one parameter id ``[p]``, or a C++ ``Suite.Name``), ``needs`` (what such
+  a machine lacks) and
   ``fallback`` (the test that covers the same ids there); ``evidence.failures`` checks
   that both exist and that the fallback cites every id the test cites.
+* ``every_clause_cited`` (default: false): every SHALL clause of a strict requirement must
+  be cited; the plugin then adds one item per requirement (``test_clauses_cited``) and
+  ``check`` reports each uncited clause.
 * Strict mode ``auto`` makes exactly the claimed capabilities and requirements strict,
   ``all`` every capability, ``none`` nothing. In every mode, naming an unknown capability or
   requirement, or a requirement of a capability listed in ``complete``, is a ``ConfigError``.
@@ -48,7 +52,18 @@ class MachineSkip:
 
     def matches(self, test: str) -> bool:
         """Whether ``test`` (a node id, perhaps parametrized, or a C++ label) is this one."""
-        return test.split("[", 1)[0] == self.test
+        return selects(self.test, test)
+
+
+def selects(pattern: str, test: str) -> bool:
+    """Whether ``test`` is the test ``pattern`` names: the same node id or C++ label with
+    any parameters, or, when ``pattern`` ends in ``[p]``, only the instances whose
+    parameter id has ``p`` among its ``-``-separated parts."""
+    base, _, params = test.partition("[")
+    wanted_base, _, wanted = pattern.partition("[")
+    if base != wanted_base:
+        return False
+    return not wanted or wanted.rstrip("]") in params.rstrip("]").split("-")
 
 
 @dataclass(frozen=True)
@@ -61,6 +76,7 @@ class ProjectConfig:
     complete_requirements: tuple[str, ...] = ()
     python_test_dirs: tuple[str, ...] = PYTHON_TEST_DIRS
     machine_skips: tuple[MachineSkip, ...] = ()
+    every_clause_cited: bool = False
 
     def machine_skip(self, test: str) -> MachineSkip | None:
         """The declaration ``test`` falls under, if any."""
@@ -96,7 +112,15 @@ def load_project_config(root: Path) -> ProjectConfig:
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             raise ConfigError(f"{pyproject}: {TABLE} {key} must be a list of strings")
         claims[key] = tuple(names)
-    return ProjectConfig(root, **claims, machine_skips=_machine_skips(table, pyproject))
+    every_clause_cited = table.get("every_clause_cited", False)
+    if not isinstance(every_clause_cited, bool):
+        raise ConfigError(f"{pyproject}: {TABLE} every_clause_cited must be true or false")
+    return ProjectConfig(
+        root,
+        **claims,
+        machine_skips=_machine_skips(table, pyproject),
+        every_clause_cited=every_clause_cited,
+    )
 
 
 def _machine_skips(table: Mapping, pyproject: Path) -> tuple[MachineSkip, ...]:

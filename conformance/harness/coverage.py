@@ -126,6 +126,17 @@ class Coverage:
     def scenario(self, scenario_id: str) -> tuple[RequirementCoverage, ScenarioCoverage] | None:
         return self._scenarios.get(scenario_id)
 
+    def requirement(self, requirement_id: str) -> RequirementCoverage | None:
+        return next(
+            (
+                r
+                for c in self.capabilities
+                for r in c.requirements
+                if r.requirement.id == requirement_id
+            ),
+            None,
+        )
+
 
 def _bound(
     citations: Sequence[Citation], outcomes_by_test: Mapping[tuple[str, str], str]
@@ -290,3 +301,15 @@ def scenario_verdict(scenario: ScenarioCoverage, strict: bool) -> Verdict:
         )
     message = f"no bound test passed: {_listing(tests, with_outcome=True)}"
     return Verdict(outcomes.FAILED if strict else outcomes.SKIPPED, message)
+
+
+def clauses_verdict(requirement: RequirementCoverage) -> Verdict:
+    """The verdict of a requirement's clause item (``every_clause_cited``): passed when
+    every SHALL clause is cited; otherwise failed when the requirement is strict, else
+    skipped, naming the uncited clauses."""
+    uncited = [c.clause.id for c in requirement.clauses if c.status == MISSING]
+    rid = requirement.requirement.id
+    if not uncited:
+        return Verdict(outcomes.PASSED, f"{rid}: every clause is cited")
+    message = f"no test cites {', '.join(uncited)}"
+    return Verdict(outcomes.FAILED if requirement.strict else outcomes.SKIPPED, message)

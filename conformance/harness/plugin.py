@@ -22,8 +22,8 @@ import pytest
 
 from . import outcomes
 from .citations import CPP, PYTHON, Citation
-from .config import SPEC_DIR, STRICT_MODES, ConfigError
-from .coverage import Coverage, Evidence, build_coverage, scenario_verdict
+from .config import SPEC_DIR, STRICT_MODES, ConfigError, selects
+from .coverage import Coverage, Evidence, build_coverage, clauses_verdict, scenario_verdict
 from .cpp import ResultsError
 from .evidence import (
     EvidenceCollector,
@@ -39,6 +39,7 @@ from .report import Skip, summary_lines, write_reports
 pytest_plugins = ("pytester",)
 
 SCENARIO_FIXTURE = "spec_scenario"
+REQUIREMENT_FIXTURE = "spec_requirement"
 MARKER_HELP = (
     "spec(*ids): this test verifies the given OpenSpec scenario, requirement or clause ids"
 )
@@ -95,7 +96,7 @@ class _SessionState:
             root, uncollected, project.catalog, project.pins, self.collected_files
         )
         self.citations += outside
-        messages = failures(project, self.citations, drift)
+        messages = failures(project, self.citations, drift, every_test_known=not self.partial)
         if messages:
             raise pytest.UsageError("\n".join(messages))
 
@@ -144,6 +145,12 @@ class _SessionState:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        if self.project is None or not self.project.config.every_clause_cited:
+            # Without every_clause_cited, test_clauses_cited has no parameters: drop the
+            # placeholder item pytest makes for an empty parameter set.
+            items[:] = [
+                i for i in items if REQUIREMENT_FIXTURE not in getattr(i, "fixturenames", ())
+            ]
         scenarios = [item for item in items if _is_scenario_item(item)]
         if scenarios:
             items[:] = [item for item in items if not _is_scenario_item(item)] + scenarios
@@ -190,7 +197,7 @@ class _SessionState:
         for test, reason in found:
             declared = project.config.machine_skip(test)
             if declared is not None:
-                fallback = [o for n, o in known.items() if n.split("[", 1)[0] == declared.fallback]
+                fallback = [o for n, o in known.items() if selects(declared.fallback, n)]
                 outcome = outcomes.merge_instances(fallback) or "not run"
                 reason += (
                     f" [machine-dependent: needs {declared.needs}; "
@@ -229,7 +236,10 @@ def _state(config: pytest.Config) -> _SessionState | None:
 
 
 def _is_scenario_item(item: pytest.Item) -> bool:
-    return SCENARIO_FIXTURE in getattr(item, "fixturenames", ())
+    """A harness item (a scenario's or a requirement's clauses'): judged last, from the
+    outcomes of the other items, and never evidence itself."""
+    names = getattr(item, "fixturenames", ())
+    return SCENARIO_FIXTURE in names or REQUIREMENT_FIXTURE in names
 
 
 def _skip_reason(report: pytest.TestReport) -> str:
@@ -313,10 +323,44 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     state = _state(metafunc.config)
-    if state is None or SCENARIO_FIXTURE not in metafunc.fixturenames:
+    if state is None:
         return
-    scenario_ids = state.project.catalog.scenario_ids() if state.project is not None else []
-    metafunc.parametrize(SCENARIO_FIXTURE, scenario_ids, ids=scenario_ids, indirect=True)
+    project = state.project
+    if SCENARIO_FIXTURE in metafunc.fixturenames:
+        scenario_ids = project.catalog.scenario_ids() if project is not None else []
+        metafunc.parametrize(SCENARIO_FIXTURE, scenario_ids, ids=scenario_ids, indirect=True)
+    if REQUIREMENT_FIXTURE in metafunc.fixturenames:
+        wanted = project is not None and project.config.every_clause_cited
+        ids = project.catalog.requirement_ids() if wanted else []
+        metafunc.parametrize(REQUIREMENT_FIXTURE, ids, ids=ids, indirect=True)
+
+
+class RequirementProbe:
+    """What a clause item receives: its requirement id and the means to judge it."""
+
+    def __init__(self, state: _SessionState, requirement_id: str) -> None:
+        self._state = state
+        self.requirement_id = requirement_id
+
+    def verify(self) -> None:
+        """Pass, fail or skip the running item per ``coverage.clauses_verdict``."""
+        __tracebackhide__ = True
+        requirement = self._state.coverage().requirement(self.requirement_id)
+        assert requirement is not None, f"unknown requirement {self.requirement_id}"
+        verdict = clauses_verdict(requirement)
+        if verdict.outcome == outcomes.FAILED:
+            pytest.fail(verdict.message)
+        if verdict.outcome == outcomes.SKIPPED:
+            pytest.skip(verdict.message)
+
+
+@pytest.fixture
+def spec_requirement(request: pytest.FixtureRequest) -> RequirementProbe:
+    """The requirement a ``test_clauses_cited`` item stands for (parametrized by this
+    plugin when ``every_clause_cited`` is set)."""
+    state = _state(request.config)
+    assert state is not None
+    return RequirementProbe(state, request.param)
 
 
 @pytest.fixture

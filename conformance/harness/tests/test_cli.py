@@ -279,3 +279,25 @@ def test_check_refuses_a_machine_skip_whose_fallback_covers_less(tmp_path):
         )
     )
     assert cli("check", "--root", str(tmp_path))[0] == 0
+
+
+def test_check_names_uncited_clauses_when_every_clause_must_be_cited(tmp_path):
+    make_project(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        claims(("demo",)).replace(
+            "[tool.strideweave.conformance]\n",
+            "[tool.strideweave.conformance]\nevery_clause_cited = true\n",
+        )
+    )
+    binary = bind_all(tmp_path)
+    status, text = cli("check", "--root", str(tmp_path), "--gtest-binary", str(binary))
+    assert status == 1
+    missing = [line for line in text.splitlines() if line.startswith("missing: ")]
+    assert missing == [
+        f"missing: no test cites clause {COUNTED}#1",
+        f"missing: no test cites clause {COUNTED}#2",
+        "missing: no test cites clause demo/widgets-are-named#1",
+    ]
+    assert (
+        text.splitlines()[-1] == "check failed: 3 clauses of strict requirements cited by no test"
+    )

@@ -7,6 +7,7 @@ from conformance.harness.config import (
     MachineSkip,
     ProjectConfig,
     load_project_config,
+    selects,
     strict_ids,
 )
 
@@ -103,6 +104,13 @@ def test_reads_machine_skips(tmp_path):
     assert not skip.matches("conformance/test_io.py::test_direct_anywhere")
 
 
+def test_a_parameter_narrows_a_match():
+    assert selects("t.py::test_a[tmpfs]", "t.py::test_a[tmpfs-4]")
+    assert not selects("t.py::test_a[tmpfs]", "t.py::test_a[disk-4]")
+    assert not selects("t.py::test_a[tmpfs]", "t.py::test_a")
+    assert selects("Suite.name", "Suite.name")
+
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -115,4 +123,13 @@ def test_reads_machine_skips(tmp_path):
 def test_invalid_machine_skips(tmp_path, content):
     (tmp_path / "pyproject.toml").write_text(content)
     with pytest.raises(ConfigError, match=r"pyproject\.toml: .*machine_skips"):
+        load_project_config(tmp_path)
+
+
+def test_every_clause_cited_is_a_boolean(tmp_path):
+    table = "[tool.strideweave.conformance]\nevery_clause_cited = "
+    (tmp_path / "pyproject.toml").write_text(table + "true\n")
+    assert load_project_config(tmp_path).every_clause_cited is True
+    (tmp_path / "pyproject.toml").write_text(table + '"yes"\n')
+    with pytest.raises(ConfigError, match="every_clause_cited must be true or false"):
         load_project_config(tmp_path)

@@ -567,3 +567,63 @@ def test_skips_are_listed_and_declared_machine_skips_name_their_fallback(project
     assert (
         "- `conformance/test_io.py::test_direct`: no O_DIRECT here [machine-dependent" in markdown
     )
+
+
+def test_every_clause_cited_adds_one_item_per_requirement(project):
+    pytester = project(complete=("demo",))
+    pyproject = pytester.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "[tool.strideweave.conformance]\n",
+            "[tool.strideweave.conformance]\nevery_clause_cited = true\n",
+        )
+    )
+    write(
+        pytester,
+        "conformance/test_all.py",
+        f"""
+        import pytest
+
+        @pytest.mark.spec("{COUNT_ONE}", "{COUNT_NONE}", "{NAME_ONE}", "{COUNTED}#1", "{NAMED}#1")
+        def test_all():
+            pass
+        """,
+    )
+    pin(pytester)
+    result = run(pytester, "-v")
+    # Three scenario items pass; of the two clause items, `counted` misses its clause #2.
+    result.assert_outcomes(passed=5, failed=1)
+    assert_lines(
+        result.stdout.lines,
+        "conformance/test_spec_scenarios.py::test_clauses_cited[demo/widgets-are-counted] FAILED",
+        "conformance/test_spec_scenarios.py::test_clauses_cited[demo/widgets-are-named] PASSED",
+    )
+    assert_lines(result.stdout.lines, f"Failed: no test cites {COUNTED}#2")
+
+
+def test_a_partial_session_does_not_judge_machine_skips_it_cannot_see(project):
+    pytester = project()
+    pyproject = pytester.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text()
+        + "\n[[tool.strideweave.conformance.machine_skips]]\n"
+        + 'test = "property_tests/test_io.py::test_direct"\n'
+        + 'needs = "O_DIRECT"\n'
+        + 'fallback = "property_tests/test_io.py::test_fallback"\n'
+    )
+    write(
+        pytester,
+        "conformance/test_a.py",
+        f'import pytest\n\n@pytest.mark.spec("{COUNT_ONE}")\ndef test_a():\n    pass\n',
+    )
+    write(
+        pytester,
+        "property_tests/test_io.py",
+        f'import pytest\n\n@pytest.mark.spec("{COUNT_NONE}")\ndef test_direct():\n    pass\n\n'
+        f'@pytest.mark.spec("{COUNT_NONE}")\ndef test_fallback():\n    pass\n',
+    )
+    # Only conformance/test_a.py: the declared tests are outside the session.
+    run(pytester, "conformance/test_a.py").assert_outcomes(passed=1)
+    # The whole project: the declaration is judged, and holds (three tests and two scenario
+    # items pass; the scenario nothing cites is skipped, not strict).
+    run(pytester).assert_outcomes(passed=5, skipped=1)
