@@ -2,8 +2,9 @@
 
 Usage: python .ci/env_times.py RESULT_JSON [TOTAL_SECONDS]
 
-The `.pkg` row is the wheel build (the plain C++ build of the run), which tox times
-apart from the env that first needed it.
+The `(.pkg_external, within)` row is the wheel build (the plain C++ build of the run):
+tox times it apart, but it runs inside the first env that installs the wheel (cpp), and
+that env's time includes it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,12 @@ def main(path: pathlib.Path, total: float | None) -> int:
         return 1
     envs = json.loads(path.read_text()).get("testenvs", {})
     ran = {name: env for name, env in envs.items() if env.get("result") or env.get("setup")}
-    rows = [(name, outcome(env), seconds(env)) for name, env in ran.items()]
+    # A packaging env runs inside the first env that installs its package: its row is
+    # part of that env's time, not added to the total.
+    rows = [
+        (f"  ({name}, within)" if name.startswith(".pkg") else name, outcome(env), seconds(env))
+        for name, env in ran.items()
+    ]
     width = max([len("env"), *(len(name) for name, _, _ in rows)])
     print(f"{'env':<{width}}  {'result':<16}  {'wall s':>7}")
     for name, result, wall in rows:
