@@ -5,7 +5,8 @@ Usage: python .ci/stress.py [--runs N] [--load K] [--gtest-binary PATH]... [--on
 The subset is found, not listed, so a new threaded test joins it by itself:
 
 * Python: every test function under conformance/ and property_tests/ whose body names a
-  threading or timing primitive or one of the suites' thread helpers (THREAD_NAMES);
+  threading or timing primitive (THREAD_NAMES), or a function or class of the suites
+  that does, directly or through another (``thread_helpers``);
 * C++: every gtest TEST in src/cpp/**/*_test.cc and property_tests/cpp/*.cc whose body
   names a thread, a sleep, a clock or a condition variable (CPP_THREAD_TOKENS).
 
@@ -61,15 +62,40 @@ def _names(node: ast.AST) -> set[str]:
     return found
 
 
+def thread_helpers(trees: list[ast.Module]) -> frozenset[str]:
+    """THREAD_NAMES and every top-level function or class of the suites whose body names
+    one of them (``other_thread_ran_during``, ``wait_from_threads``, ...), repeated until
+    no new helper appears, so a helper calling a helper counts too."""
+    names = set(THREAD_NAMES)
+    while True:
+        found = {
+            node.name
+            for tree in trees
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.ClassDef)
+            and not node.name.startswith(("test", "Test"))
+            and _names(node) & names
+        }
+        if found <= names:
+            return frozenset(names)
+        names |= found
+
+
 def python_subset() -> list[str]:
     """Node ids (module::function, or module::Class::function) of the threaded tests."""
-    files = [*ROOT.glob("conformance/**/test_*.py"), *ROOT.glob("property_tests/test_*.py")]
+    files = [
+        path
+        for path in [*ROOT.glob("conformance/**/*.py"), *ROOT.glob("property_tests/*.py")]
+        if "harness" not in path.parts
+    ]
+    trees = {path: ast.parse(path.read_text()) for path in sorted(files)}
+    threaded = thread_helpers(list(trees.values()))
     subset = []
-    for path in sorted(files):
-        if "harness" in path.parts:
+    for path, tree in trees.items():
+        if not path.name.startswith("test_"):
             continue
         module = path.relative_to(ROOT).as_posix()
-        for node in ast.parse(path.read_text()).body:
+        for node in tree.body:
             tests = []
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
                 tests = [(node.name, node)]
@@ -79,7 +105,7 @@ def python_subset() -> list[str]:
                     for m in node.body
                     if isinstance(m, ast.FunctionDef) and m.name.startswith("test")
                 ]
-            subset += [f"{module}::{name}" for name, fn in tests if _names(fn) & THREAD_NAMES]
+            subset += [f"{module}::{name}" for name, fn in tests if _names(fn) & threaded]
     return subset
 
 

@@ -83,6 +83,11 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
     )
     messages = failures(project, python, drift)
     problems = [message.split("\n", 1)[0].rstrip(":") for message in messages]
+    broken = [d for d in drift if d.message.startswith("collection failed")]
+    if broken:
+        # Usually the extension is not importable here: say so first, in the reason line.
+        modules = "module" if len(broken) == 1 else "modules"
+        problems.insert(0, f"{len(broken)} test {modules} failed to collect (first: {broken[0]})")
     evidence = Evidence((*python, *project.cpp.citations))
     missing = clauses = 0
     for cap in build_coverage(project.catalog, evidence, project.strict).capabilities:

@@ -301,3 +301,15 @@ def test_check_names_uncited_clauses_when_every_clause_must_be_cited(tmp_path):
     assert (
         text.splitlines()[-1] == "check failed: 3 clauses of strict requirements cited by no test"
     )
+
+
+def test_check_says_first_that_test_modules_failed_to_collect(tmp_path):
+    make_project(tmp_path, complete=())
+    (tmp_path / "conformance").mkdir()
+    (tmp_path / "conformance" / "test_x.py").write_text("import no_such_extension\n")
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    assert text.splitlines()[-1].startswith(
+        "check failed: 1 test module failed to collect (first: conformance/test_x.py: "
+        "collection failed: E   ModuleNotFoundError: No module named 'no_such_extension')"
+    )
