@@ -523,15 +523,22 @@ def test_coverage_is_computed_once_per_session(project, monkeypatch):
     assert len(calls) == 1
 
 
+def declare_machine_skip(pytester: pytest.Pytester, test: str, needs: str, fallback: str) -> None:
+    """Appends one [[tool.strideweave.conformance.machine_skips]] entry to pyproject.toml."""
+    pyproject = pytester.path / "pyproject.toml"
+    entry = f'test = "{test}"\nneeds = "{needs}"\nfallback = "{fallback}"\n'
+    pyproject.write_text(
+        f"{pyproject.read_text()}\n[[tool.strideweave.conformance.machine_skips]]\n{entry}"
+    )
+
+
 def test_skips_are_listed_and_declared_machine_skips_name_their_fallback(project):
     pytester = project()
-    pyproject = pytester.path / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text()
-        + "\n[[tool.strideweave.conformance.machine_skips]]\n"
-        + 'test = "conformance/test_io.py::test_direct"\n'
-        + 'needs = "a file system that accepts O_DIRECT"\n'
-        + 'fallback = "conformance/test_io.py::test_fallback"\n'
+    declare_machine_skip(
+        pytester,
+        "conformance/test_io.py::test_direct",
+        "a file system that accepts O_DIRECT",
+        "conformance/test_io.py::test_fallback",
     )
     write(
         pytester,
@@ -603,13 +610,11 @@ def test_every_clause_cited_adds_one_item_per_requirement(project):
 
 def test_a_partial_session_does_not_judge_machine_skips_it_cannot_see(project):
     pytester = project()
-    pyproject = pytester.path / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text()
-        + "\n[[tool.strideweave.conformance.machine_skips]]\n"
-        + 'test = "property_tests/test_io.py::test_direct"\n'
-        + 'needs = "O_DIRECT"\n'
-        + 'fallback = "property_tests/test_io.py::test_fallback"\n'
+    declare_machine_skip(
+        pytester,
+        "property_tests/test_io.py::test_direct",
+        "O_DIRECT",
+        "property_tests/test_io.py::test_fallback",
     )
     write(
         pytester,
