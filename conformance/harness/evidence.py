@@ -166,14 +166,23 @@ def collect_python(
     collector = EvidenceCollector()
     args = ["--collect-only", "-qq", "-p", "no:cacheprovider", "--rootdir", str(root)]
     before = set(sys.modules)
-    with contextlib.redirect_stdout(io.StringIO()):
-        pytest.main([*args, *existing], plugins=[collector])
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+        status = pytest.main([*args, *existing], plugins=[collector])
     for name in set(sys.modules) - before:
         path = getattr(sys.modules[name], "__file__", None)
         if path and Path(path).resolve().is_relative_to(root.resolve()):
             del sys.modules[name]
     citations: list[Citation] = []
     drift = list(collector.errors)
+    if status in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERNAL_ERROR):
+        # Before any module: a conftest.py that does not import (usually the extension
+        # is not installed) or a bad option; its last line says which.
+        lines = [line.strip() for line in output.getvalue().splitlines() if line.strip()]
+        where = " ".join(existing)
+        drift.append(
+            Drift(where, where, f"collection failed: {lines[-1] if lines else f'exit {status}'}")
+        )
     for nodeid, marks in collector.items:
         if nodeid.split("::", 1)[0] in skip_modules:
             continue

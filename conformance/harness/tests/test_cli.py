@@ -313,3 +313,15 @@ def test_check_says_first_that_test_modules_failed_to_collect(tmp_path):
         "check failed: 1 test module failed to collect (first: conformance/test_x.py: "
         "collection failed: E   ModuleNotFoundError: No module named 'no_such_extension')"
     )
+
+
+def test_check_says_so_when_a_conftest_does_not_import(tmp_path):
+    make_project(tmp_path, complete=())
+    (tmp_path / "conformance").mkdir()
+    (tmp_path / "conformance" / "conftest.py").write_text("import no_such_extension\n")
+    (tmp_path / "conformance" / "test_x.py").write_text("def test_x():\n    pass\n")
+    status, text = cli("check", "--root", str(tmp_path))
+    assert status == 1
+    last = text.splitlines()[-1]
+    assert last.startswith("check failed: 1 test module failed to collect (first: "), last
+    assert "ModuleNotFoundError: No module named 'no_such_extension'" in last
