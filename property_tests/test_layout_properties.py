@@ -263,6 +263,10 @@ def _modes_layout(modes: list[sw.Layout]) -> sw.Layout:
     return sw.Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
 
 
+# Layouts with a tuple shape (one mode or more), for tilers given mode by mode.
+TUPLE_LAYOUTS = S.pow2_layouts().filter(lambda a: isinstance(a.shape, tuple) and a.rank > 0)
+
+
 @st.composite
 def tuple_tilers(draw, a: sw.Layout) -> tuple[sw.Layout, ...]:
     """A tuple of at most rank(a) complementable layouts, one per leading mode of ``a``."""
@@ -270,7 +274,7 @@ def tuple_tilers(draw, a: sw.Layout) -> tuple[sw.Layout, ...]:
 
 
 @pytest.mark.spec(f"{TILE}#1")
-@given(S.pow2_layouts().filter(lambda a: isinstance(a.shape, tuple) and a.rank > 0), st.data())
+@given(TUPLE_LAYOUTS, st.data())
 def test_logical_divide_by_a_tuple_divides_mode_by_mode(a, data):
     tiler = data.draw(tuple_tilers(a))
     try:
@@ -286,7 +290,7 @@ def test_logical_divide_by_a_tuple_divides_mode_by_mode(a, data):
 
 
 @pytest.mark.spec(f"{TILE}#2")
-@given(S.pow2_layouts().filter(lambda a: isinstance(a.shape, tuple) and a.rank > 0), st.data())
+@given(TUPLE_LAYOUTS, st.data())
 def test_zipped_divide_regroups_tiles_and_rests(a, data):
     tiler = data.draw(tuple_tilers(a))
     try:

@@ -126,16 +126,12 @@ class Coverage:
     def scenario(self, scenario_id: str) -> tuple[RequirementCoverage, ScenarioCoverage] | None:
         return self._scenarios.get(scenario_id)
 
+    @cached_property
+    def _requirements(self) -> dict[str, RequirementCoverage]:
+        return {r.requirement.id: r for c in self.capabilities for r in c.requirements}
+
     def requirement(self, requirement_id: str) -> RequirementCoverage | None:
-        return next(
-            (
-                r
-                for c in self.capabilities
-                for r in c.requirements
-                if r.requirement.id == requirement_id
-            ),
-            None,
-        )
+        return self._requirements.get(requirement_id)
 
 
 def _bound(
