@@ -568,6 +568,8 @@ def describe(value: object) -> str:
         return "[" + ", ".join(describe(v) for v in value) + "]"
     if type(value) is dict:
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in value.items()) + "}"
+    if type(value) is slice:  # its repr recurses into a deeply nested bound
+        return f"slice({describe(value.start)}, {describe(value.stop)}, {describe(value.step)})"
     if isinstance(value, float) and not math.isfinite(value):
         return f"float({str(value)!r})"
     if type(value).__module__ == "numpy":

@@ -19,6 +19,7 @@ import sys
 import pytest
 
 from property_tests import fuzz
+from property_tests import strategies as S
 
 
 def _outcome_text(code: int) -> str:
@@ -160,3 +161,16 @@ def test_methods_and_properties_refuse_none_as_self(request):
     assert child.returncode == 0, (
         f"{_outcome_text(child.returncode)} at {last[0]}:\n{child.stderr[-2000:]}"
     )
+
+
+@pytest.mark.parametrize("container", [tuple, list])
+def test_a_reproducer_describes_deeply_nested_values_in_any_position(container):
+    """A fuzz case's reproducer (its repr) must not recurse through a deep value: a slice
+    whose bound was one made ``repr(case)`` raise RecursionError, failing the target."""
+    deep = S.nest(2, 30_000, container)
+    for value in (deep, slice(deep), slice(1, deep, 2), (1, slice(None, deep)), {"k": deep}):
+        text = S.describe(value)
+        assert "nest(" in text and len(text) < 100, text
+        # The reproducer rebuilds the value (compared through its description: == on a
+        # 30,000-deep value would itself recurse too deep).
+        assert S.describe(eval(text, {"nest": S.nest, "slice": slice})) == text
