@@ -10,10 +10,11 @@
 
 #include "describe.h"
 #include "gil.h"
-#include "strideweave/autograd/cotangent.h"
-#include "strideweave/autograd/engine.h"
 #include "strideweave/autograd/grad_mode.h"
 #include "strideweave/autograd/node.h"
+#include "strideweave/backward/cotangent.h"
+#include "strideweave/backward/engine.h"
+#include "strideweave/ops/accumulate_grad.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
 

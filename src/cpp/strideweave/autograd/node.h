@@ -1,4 +1,7 @@
-// Autograd nodes (spec/autograd): the recorded graph.
+// Autograd nodes (spec/autograd): the recorded graph. This folder holds what
+// a Tensor needs of autograd (the node type its producing node has, and grad
+// mode) and depends on nothing above util/; the backward traversal is
+// backward/, above ops/.
 //
 // A Node is what a result's autograd_ctx holds: the operation that produced
 // it, able to map a cotangent of that result to one gradient per input. Its
@@ -10,8 +13,8 @@
 // Subclassing recipe (math operations in ops/, MoveNode in move/):
 //   - construct the base with the operation's name and the next nodes, one
 //     per input in input order;
-//   - save what apply needs in members; save input tensors as SavedTensor,
-//     which snapshots their version token;
+//   - save what apply needs in members; save input tensors as SavedTensor
+//     (ops/saved_tensor.h), which snapshots their version token;
 //   - apply(cotangent) returns one gradient per input (nullptr allowed where
 //     next_nodes()[i] is nullptr), each a detached tensor of that input's
 //     shape under an injective layout, in storage nobody else holds;
@@ -28,15 +31,13 @@
 // several threads.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
-#include "strideweave/carrier/carrier.h"
-#include "strideweave/tensor/tensor.h"
+namespace strideweave {
+class Tensor;
+}  // namespace strideweave
 
 namespace strideweave::autograd {
 
@@ -69,53 +70,6 @@ class Node : public std::enable_shared_from_this<Node> {
  private:
   std::string name_;
   std::vector<std::shared_ptr<Node>> next_;
-};
-
-// An input tensor saved for backward, with the version token of its carrier
-// at saving time.
-class SavedTensor {
- public:
-  // Saves `tensor` (single-subtensor) and its carrier's current version;
-  // nullptr saves nothing (unpack then returns nullptr until released).
-  explicit SavedTensor(std::shared_ptr<const Tensor> tensor);
-  SavedTensor(const SavedTensor&) = delete;
-  SavedTensor& operator=(const SavedTensor&) = delete;
-
-  // The saved tensor. Throws RuntimeError naming `operation`:
-  //   - after release(): the graph was freed (backward through it a second
-  //     time needs retain_graph=True);
-  //   - when the carrier was released since saving, naming input `input` and
-  //     the carrier;
-  //   - when the carrier's version changed since saving, naming input `input`,
-  //     the carrier and both versions.
-  std::shared_ptr<const Tensor> unpack(const std::string& operation, std::size_t input) const;
-
-  // Drops the tensor; later unpacks fail as described.
-  void release();
-
- private:
-  mutable std::mutex mu_;
-  std::shared_ptr<const Tensor> tensor_;
-  uint64_t version_ = 0;
-  bool released_ = false;
-};
-
-// The gradient edge of a leaf that requires grad: accumulates into its .grad.
-// One per leaf at a time (Tensor::gradient_edge reuses it while it lives).
-class AccumulateGrad final : public Node {
- public:
-  explicit AccumulateGrad(std::shared_ptr<const Tensor> variable);
-
-  // The leaf.
-  const std::shared_ptr<const Tensor>& variable() const noexcept { return variable_; }
-
-  // Accumulates the cotangent into the leaf's grad (Tensor::accumulate_grad)
-  // and returns no gradient.
-  std::vector<std::shared_ptr<const Tensor>> apply(
-      const std::shared_ptr<const Tensor>& cotangent) override;
-
- private:
-  std::shared_ptr<const Tensor> variable_;
 };
 
 }  // namespace strideweave::autograd

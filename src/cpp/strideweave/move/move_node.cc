@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "strideweave/autograd/cotangent.h"
+#include "strideweave/backward/cotangent.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 

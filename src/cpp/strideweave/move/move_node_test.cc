@@ -9,12 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "strideweave/autograd/engine.h"
 #include "strideweave/autograd/grad_mode.h"
+#include "strideweave/backward/engine.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/request.h"
+#include "strideweave/ops/accumulate_grad.h"
 #include "strideweave/util/error.h"
 #include "testing/classed_carrier.h"
 #include "testing/expect_error.h"
@@ -74,7 +75,7 @@ TEST(interop_movement__move_participates_in_autograd_across_the_carrier_boundary
   EXPECT_EQ(node->name(), "move");
   EXPECT_TRUE(y->requires_grad());
   ASSERT_EQ(node->next_nodes().size(), 1u);
-  EXPECT_EQ(node->next_nodes()[0], x->gradient_edge());
+  EXPECT_EQ(node->next_nodes()[0], autograd::gradient_edge(*x));
   EXPECT_EQ(&node->source_class(), &CPU::static_class());
   EXPECT_EQ(node->source_layout(), x->subtensor("test").layout);
   EXPECT_EQ(node->source_version(), version);

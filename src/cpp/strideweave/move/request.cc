@@ -10,6 +10,7 @@
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/move_node.h"
+#include "strideweave/ops/accumulate_grad.h"
 #include "strideweave/profiling/profiler.h"
 #include "strideweave/util/error.h"
 
@@ -127,7 +128,7 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   }
   if (autograd::is_grad_enabled() && tensor->requires_grad()) {
     request->node_ = std::make_shared<MoveNode>(
-        tensor->gradient_edge(), source.carrier, source.layout, destination,
+        autograd::gradient_edge(*tensor), source.carrier, source.layout, destination,
         capture_reverse_route(source_class, destination_class), make_operation);
   }
   const autograd::GradModeGuard provider_records_nothing(false);

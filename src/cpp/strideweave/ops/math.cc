@@ -10,6 +10,7 @@
 #include "strideweave/layout/layout.h"
 #include "strideweave/ops/kernels.h"
 #include "strideweave/ops/operation.h"
+#include "strideweave/ops/saved_tensor.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave::ops {

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "strideweave/autograd/engine.h"
+#include "strideweave/backward/engine.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "strideweave/autograd/engine.h"
+#include "strideweave/backward/engine.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/metal.h"
 #include "strideweave/device/emulated.h"

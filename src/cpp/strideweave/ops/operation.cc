@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "strideweave/autograd/grad_mode.h"
+#include "strideweave/ops/accumulate_grad.h"
 #include "strideweave/profiling/profiler.h"
 
 namespace strideweave::ops {
@@ -18,7 +19,7 @@ std::shared_ptr<Tensor> apply(const TensorOperation& op, Inputs inputs) {
   if (!any) return result;
   std::vector<std::shared_ptr<autograd::Node>> next;
   next.reserve(inputs.size());
-  for (const auto& input : inputs) next.push_back(input->gradient_edge());
+  for (const auto& input : inputs) next.push_back(autograd::gradient_edge(*input));
   result->set_grad_fn(op.backward(inputs, std::move(next)));
   return result;
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "strideweave/autograd/engine.h"
+#include "strideweave/backward/engine.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/ops/math.h"

@@ -328,13 +328,13 @@ void Tensor::set_grad_fn(std::shared_ptr<autograd::Node> node) const {
   }
 }
 
-std::shared_ptr<autograd::Node> Tensor::gradient_edge() const {
+std::shared_ptr<autograd::Node> Tensor::gradient_edge(AccumulatorMaker make_accumulator) const {
   std::lock_guard lock(autograd_mu_);
   if (grad_fn_) return grad_fn_;
   if (!requires_grad_.load(std::memory_order_relaxed)) return nullptr;
   std::shared_ptr<autograd::Node> accumulator = accumulator_.lock();
   if (!accumulator) {
-    accumulator = std::make_shared<autograd::AccumulateGrad>(shared_from_this());
+    accumulator = make_accumulator(shared_from_this());
     accumulator_ = accumulator;
   }
   return accumulator;

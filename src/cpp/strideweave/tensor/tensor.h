@@ -149,9 +149,12 @@ class Tensor : public std::enable_shared_from_this<Tensor> {
   void set_grad_fn(std::shared_ptr<autograd::Node> node) const;
 
   // Where a gradient of this tensor goes: the producing node; else, for a
-  // leaf that requires grad, its AccumulateGrad node (created on first use
-  // and shared while any graph holds it); else nullptr.
-  std::shared_ptr<autograd::Node> gradient_edge() const;
+  // leaf that requires grad, its accumulator node: the one `make_accumulator`
+  // makes for this tensor on first use, reused while it lives; else nullptr.
+  // Operations ask through autograd::gradient_edge (ops/accumulate_grad.h),
+  // which makes an AccumulateGrad.
+  using AccumulatorMaker = std::shared_ptr<autograd::Node> (*)(std::shared_ptr<const Tensor> leaf);
+  std::shared_ptr<autograd::Node> gradient_edge(AccumulatorMaker make_accumulator) const;
 
   // The accumulated gradient of a leaf, or nullptr.
   std::shared_ptr<const Tensor> grad() const;

@@ -1,15 +1,16 @@
-#include "strideweave/autograd/engine.h"
+#include "strideweave/backward/engine.h"
 
 #include <cstddef>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "strideweave/autograd/cotangent.h"
 #include "strideweave/autograd/grad_mode.h"
 #include "strideweave/autograd/node.h"
+#include "strideweave/backward/cotangent.h"
 #include "strideweave/carrier/metal.h"
 #include "strideweave/layout/layout.h"
+#include "strideweave/ops/accumulate_grad.h"
 #include "strideweave/ops/kernels.h"
 #include "strideweave/ops/math.h"
 #include "strideweave/tensor/factories.h"
@@ -83,7 +84,7 @@ void backward(const std::shared_ptr<const Tensor>& root, std::shared_ptr<const T
   } else {
     check_cotangent(*cotangent, shape, root->dtype(), "backward");
   }
-  const std::shared_ptr<Node> start = root->gradient_edge();
+  const std::shared_ptr<Node> start = gradient_edge(*root);
   std::unordered_map<Node*, std::size_t> index;
   std::vector<Pending> nodes = reachable(start.get(), index);
   for (const Pending& p : nodes) p.node->validate();

@@ -3,11 +3,12 @@
 #include <thread>
 #include <vector>
 
-#include "strideweave/autograd/cotangent.h"
-#include "strideweave/autograd/engine.h"
 #include "strideweave/autograd/grad_mode.h"
 #include "strideweave/autograd/node.h"
+#include "strideweave/backward/cotangent.h"
+#include "strideweave/backward/engine.h"
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/ops/accumulate_grad.h"
 #include "strideweave/ops/math.h"
 #include "strideweave/tensor/factories.h"
 #include "strideweave/util/error.h"

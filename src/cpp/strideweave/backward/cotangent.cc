@@ -1,4 +1,4 @@
-#include "strideweave/autograd/cotangent.h"
+#include "strideweave/backward/cotangent.h"
 
 #include <string>
 
