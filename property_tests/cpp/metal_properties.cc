@@ -18,9 +18,7 @@ namespace {
 
 std::shared_ptr<const Tensor> move_to(const std::shared_ptr<const Tensor>& tensor,
                                       const std::shared_ptr<Carrier>& destination) {
-  const auto request = MoveRequest::initiate(tensor, destination, [](const ClassDescriptor& cls) {
-    return make_builtin_move_operation(cls);
-  });
+  const auto request = MoveRequest::initiate(tensor, destination);
   RC_ASSERT(core_locks_held() == 0);
   return request->completion().wait();
 }

@@ -88,7 +88,7 @@ RC_GTEST_PROP(interop_movement__one_asynchronous_move_publishes_at_one_terminal_
   std::shared_ptr<MoveRequest> request;
   std::exception_ptr raised;
   try {
-    request = MoveRequest::initiate(tensor, destination, make_builtin_move_operation);
+    request = MoveRequest::initiate(tensor, destination);
   } catch (...) {
     raised = std::current_exception();
   }
@@ -126,8 +126,7 @@ RC_GTEST_PROP(interop_movement__one_asynchronous_move_publishes_at_one_terminal_
   }
 
   // Usability restored: the same Tensor moves into the same destination.
-  const auto result =
-      MoveRequest::initiate(tensor, destination, make_builtin_move_operation)->completion().wait();
+  const auto result = MoveRequest::initiate(tensor, destination)->completion().wait();
   RC_ASSERT(result->values() == values);
   RC_ASSERT(source->is_released());
   RC_ASSERT(destination->pinned_by() == std::nullopt);

@@ -50,9 +50,7 @@ RC_GTEST_PROP(interop_movement__move_relocates_values_into_a_caller_supplied_car
   const std::vector<Value> expected = tensor->values();
   const uint64_t version = destination->version();
 
-  const auto request = MoveRequest::initiate(
-      tensor, destination,
-      [](const ClassDescriptor& operation) { return make_builtin_move_operation(operation); });
+  const auto request = MoveRequest::initiate(tensor, destination);
   RC_ASSERT(core_locks_held() == 0);
   const std::shared_ptr<const Tensor> result = request->completion().wait();
 

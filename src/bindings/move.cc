@@ -24,7 +24,6 @@
 #include "gil.h"
 #include "python_exception.h"
 #include "strideweave/move/legacy_registry.h"
-#include "strideweave/move/lowered.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
@@ -126,13 +125,33 @@ const ClassDescriptor* pinned_class(py::handle type, const char* name) {
   return pinned;
 }
 
+// The maker of a Python subclass's descriptor (ClassDescriptor::
+// make_operation): the Python class registered with `operation` called with no
+// arguments (its exceptions as PythonException), behind released_with_gil so
+// that its last release, on any thread, takes the GIL exit-safely. Takes the
+// GIL itself (ExitSafeGil); a move calls it holding no core lock.
+std::shared_ptr<MoveOperation> make_python_operation(const ClassDescriptor& operation) {
+  const ExitSafeGil gil("instantiating a move operation");
+  gil.require();
+  try {
+    const py::object cls = class_for(operation);
+    const py::object instance = cls();
+    auto made = instance.cast<std::shared_ptr<MoveOperation>>();
+    if (auto* python = dynamic_cast<PythonOperation*>(made.get())) python->find_python_copy();
+    // The request may drop it on a pool worker, possibly as the last reference.
+    return released_with_gil(std::move(made), "releasing a move operation");
+  } catch (py::error_already_set& e) {
+    throw PythonException(e);
+  }
+}
+
 // The descriptor of a Python subclass of a move operation class.
 std::unique_ptr<ClassDescriptor> operation_subclass(py::handle type,
                                                     const ClassDescriptor& parent) {
   const ClassDescriptor* source = pinned_class(type, "source_class");
   const ClassDescriptor* destination = pinned_class(type, "destination_class");
   return ClassDescriptor::move_operation(type.attr("__qualname__").cast<std::string>(), &parent,
-                                         source, destination);
+                                         source, destination, &make_python_operation);
 }
 
 // Sets the class attributes source_class and destination_class of the
@@ -193,27 +212,8 @@ const ClassDescriptor& operation_argument(py::handle value) {
 
 }  // namespace
 
-std::shared_ptr<MoveOperation> make_move_operation(const ClassDescriptor& operation) {
-  if (std::shared_ptr<MoveOperation> builtin = make_builtin_move_operation(operation)) {
-    return builtin;
-  }
-  const ExitSafeGil gil("instantiating a move operation");
-  gil.require();
-  try {
-    const py::object cls = class_for(operation);
-    const py::object instance = cls();
-    auto made = instance.cast<std::shared_ptr<MoveOperation>>();
-    if (auto* python = dynamic_cast<PythonOperation*>(made.get())) python->find_python_copy();
-    // The request may drop it on a pool worker, possibly as the last reference.
-    return released_with_gil(std::move(made), "releasing a move operation");
-  } catch (py::error_already_set& e) {
-    throw PythonException(e);
-  }
-}
-
 void bind_move(py::module_& m) {
   register_family(DescriptorKind::kMoveOperation, &operation_subclass);
-  install_move_operation_factory(&make_move_operation);
   auto root = bind_operation_class<MoveOperation>(
       m, "MoveOperation",
       "The base of every move operation: a subclass performs one move's transfer in its "

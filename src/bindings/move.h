@@ -11,11 +11,4 @@ namespace strideweave::bindings {
 
 void bind_move(pybind11::module_& m);
 
-// An instance of the move operation class `operation`: a C++ built-in, or the
-// Python class registered with the descriptor called with no arguments (its
-// exceptions as PythonException), behind released_with_gil so that its last
-// release, on any thread, takes the GIL exit-safely. Takes the GIL itself
-// (ExitSafeGil) for a Python class only; call it holding no core lock.
-std::shared_ptr<MoveOperation> make_move_operation(const ClassDescriptor& operation);
-
 }  // namespace strideweave::bindings

@@ -53,7 +53,7 @@ std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination)
   auto request = without_gil([&] {
     return MoveRequest::initiate(
         released_with_gil<const Tensor>(std::move(source), "releasing a moved Tensor"),
-        released_with_gil(std::move(target), "releasing a move destination"), make_move_operation);
+        released_with_gil(std::move(target), "releasing a move destination"));
   });
   return std::make_unique<AwaitMove>(std::move(request));
 }

@@ -27,14 +27,16 @@ const char* kind_name(DescriptorKind kind) noexcept {
 
 ClassDescriptor::ClassDescriptor(DescriptorKind kind, std::string name,
                                  const ClassDescriptor* parent, Definition definition,
-                                 const ClassDescriptor* source, const ClassDescriptor* destination)
+                                 const ClassDescriptor* source, const ClassDescriptor* destination,
+                                 OperationMaker maker)
     : kind_(kind),
       name_(std::move(name)),
       parent_(parent),
       id_(next_class_id++),
       definition_state_(definition),
       pinned_source_(source),
-      pinned_destination_(destination) {}
+      pinned_destination_(destination),
+      maker_(maker) {}
 
 std::unique_ptr<ClassDescriptor> ClassDescriptor::carrier(std::string name,
                                                           const ClassDescriptor* parent,
@@ -45,12 +47,14 @@ std::unique_ptr<ClassDescriptor> ClassDescriptor::carrier(std::string name,
                      " cannot be created definition-backed without its definition");
   }
   return std::unique_ptr<ClassDescriptor>(new ClassDescriptor(
-      DescriptorKind::kCarrier, std::move(name), parent, definition, nullptr, nullptr));
+      DescriptorKind::kCarrier, std::move(name), parent, definition, nullptr, nullptr, nullptr));
 }
 
-std::unique_ptr<ClassDescriptor> ClassDescriptor::move_operation(
-    std::string name, const ClassDescriptor* parent, const ClassDescriptor* source,
-    const ClassDescriptor* destination) {
+std::unique_ptr<ClassDescriptor> ClassDescriptor::move_operation(std::string name,
+                                                                 const ClassDescriptor* parent,
+                                                                 const ClassDescriptor* source,
+                                                                 const ClassDescriptor* destination,
+                                                                 OperationMaker maker) {
   require_parent(name, parent, DescriptorKind::kMoveOperation);
   for (const ClassDescriptor* end : {source, destination}) {
     if (end != nullptr && end->kind() != DescriptorKind::kCarrier) {
@@ -60,7 +64,15 @@ std::unique_ptr<ClassDescriptor> ClassDescriptor::move_operation(
   }
   return std::unique_ptr<ClassDescriptor>(
       new ClassDescriptor(DescriptorKind::kMoveOperation, std::move(name), parent,
-                          Definition::kFree, source, destination));
+                          Definition::kFree, source, destination, maker));
+}
+
+std::shared_ptr<MoveOperation> ClassDescriptor::make_operation() const {
+  if (maker_ == nullptr) {
+    throw TypeError("the " + std::string(kind_name(kind_)) + " class " + name_ +
+                    " makes no move operation");
+  }
+  return maker_(*this);
 }
 
 bool ClassDescriptor::is_subclass_of(const ClassDescriptor& other) const noexcept {

@@ -28,6 +28,8 @@ namespace strideweave {
 // The routes and fallback policy of a definition-backed carrier class
 // (spec/interop-movement), defined with movement.
 class CarrierDefinition;
+// The root of the move-operation classes (move/move_operation.h).
+class MoveOperation;
 
 enum class DescriptorKind { kCarrier, kMoveOperation };
 
@@ -50,16 +52,24 @@ class ClassDescriptor {
   static std::unique_ptr<ClassDescriptor> carrier(std::string name, const ClassDescriptor* parent,
                                                   Definition definition);
 
+  // What makes a new instance of a move-operation class: given the class's
+  // own descriptor, so that one function serves every Python subclass.
+  using OperationMaker = std::shared_ptr<MoveOperation> (*)(const ClassDescriptor& operation);
+
   // A move-operation class named `name` whose parent is `parent` (nullptr
   // only for the root MoveOperation), pinned to the exact carrier classes
   // `source` and `destination` where given (nullptr: that side accepts any
-  // class). The caller resolves inheritance (a Python subclass inherits its
-  // base's pins as class attributes). Throws ValueError when `parent` is not a
-  // move-operation descriptor or a pinned class is not a carrier class.
+  // class), whose instances `maker` makes (make_operation; none when null): a built-in's
+  // static maker, or for a Python subclass the binding's, which instantiates
+  // the Python class. The caller resolves inheritance (a Python subclass
+  // inherits its base's pins as class attributes). Throws ValueError when
+  // `parent` is not a move-operation descriptor or a pinned class is not a
+  // carrier class.
   static std::unique_ptr<ClassDescriptor> move_operation(std::string name,
                                                          const ClassDescriptor* parent,
                                                          const ClassDescriptor* source,
-                                                         const ClassDescriptor* destination);
+                                                         const ClassDescriptor* destination,
+                                                         OperationMaker maker = nullptr);
 
   ClassDescriptor(const ClassDescriptor&) = delete;
   ClassDescriptor& operator=(const ClassDescriptor&) = delete;
@@ -100,10 +110,17 @@ class ClassDescriptor {
   const ClassDescriptor* pinned_source() const noexcept { return pinned_source_; }
   const ClassDescriptor* pinned_destination() const noexcept { return pinned_destination_; }
 
+  // Move-operation classes: a new instance of this exact class, made by the
+  // class's maker (a move makes one per request, a lowered transfer one per
+  // edge). Throws TypeError naming the class for a class without a maker (a
+  // carrier class, or a move-operation class created without one), and
+  // whatever the maker throws.
+  std::shared_ptr<MoveOperation> make_operation() const;
+
  private:
   ClassDescriptor(DescriptorKind kind, std::string name, const ClassDescriptor* parent,
                   Definition definition, const ClassDescriptor* source,
-                  const ClassDescriptor* destination);
+                  const ClassDescriptor* destination, OperationMaker maker);
 
   DescriptorKind kind_;
   std::string name_;
@@ -115,6 +132,7 @@ class ClassDescriptor {
   mutable std::shared_ptr<const CarrierDefinition> definition_;
   const ClassDescriptor* pinned_source_;
   const ClassDescriptor* pinned_destination_;
+  OperationMaker maker_;
 };
 
 // The static descriptor of a built-in carrier class: sealed definition-free

@@ -1,6 +1,5 @@
 #include "strideweave/move/lowered.h"
 
-#include <mutex>
 #include <utility>
 
 #include "strideweave/layout/layout.h"
@@ -13,30 +12,6 @@ namespace strideweave {
 
 namespace {
 
-struct InstalledFactory {
-  std::mutex mu;
-  MoveRequest::OperationFactory factory;
-};
-
-InstalledFactory& installed_factory() {
-  static auto* installed = new InstalledFactory();  // never destroyed: workers may use it at exit
-  return *installed;
-}
-
-std::shared_ptr<MoveOperation> instantiate(const ClassDescriptor& operation) {
-  MoveRequest::OperationFactory factory;
-  {
-    InstalledFactory& installed = installed_factory();
-    std::lock_guard lock(installed.mu);
-    factory = installed.factory;
-  }
-  if (factory) return factory(operation);
-  if (std::shared_ptr<MoveOperation> builtin = make_builtin_move_operation(operation)) {
-    return builtin;
-  }
-  throw TypeError("no factory can instantiate the move operation " + operation.name());
-}
-
 void require_definition_free(const char* purpose, const ClassDescriptor& carrier_class) {
   if (carrier_class.seal() == ClassDescriptor::Definition::kBacked) {
     throw TypeError(std::string(purpose) + ": " + carrier_class.name() +
@@ -47,12 +22,6 @@ void require_definition_free(const char* purpose, const ClassDescriptor& carrier
 
 }  // namespace
 
-void install_move_operation_factory(MoveRequest::OperationFactory factory) {
-  InstalledFactory& installed = installed_factory();
-  std::lock_guard lock(installed.mu);
-  installed.factory = std::move(factory);
-}
-
 std::shared_ptr<MoveOperation> lowered_operation(const char* purpose,
                                                  const ClassDescriptor& source_class,
                                                  const ClassDescriptor& destination_class,
@@ -61,7 +30,7 @@ std::shared_ptr<MoveOperation> lowered_operation(const char* purpose,
   require_definition_free(purpose, destination_class);
   const ClassDescriptor& operation_class =
       LegacyMoveRegistry::global().dispatch(source_class, destination_class);
-  std::shared_ptr<MoveOperation> operation = instantiate(operation_class);
+  std::shared_ptr<MoveOperation> operation = operation_class.make_operation();
   try {
     operation->check_pair(source_class, destination_class);
   } catch (const TypeError& e) {

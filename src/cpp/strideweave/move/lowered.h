@@ -18,16 +18,11 @@
 
 namespace strideweave {
 
-// Installs the factory the framework instantiates move-operation classes with
-// for lowered transfers; the binding installs one that also makes Python
-// subclasses. Until then, the built-ins only (TypeError naming another class).
-void install_move_operation_factory(MoveRequest::OperationFactory factory);
-
 // The operation of the edge source_class -> destination_class for `dtype`,
 // checked: both classes definition-free (TypeError naming a definition-backed
 // class, whose movement belongs to its TransferRoutes), then the legacy
 // registry's operation class for the exact pair (ElementwiseMoveOperation
-// when it has none), instantiated, its pins accepting the pair (TypeError
+// when it has none), made by its descriptor, its pins accepting the pair (TypeError
 // naming the operation) and supporting `dtype` (TypeError naming the
 // operation and the dtype). `purpose` ("Evictable") begins every message. Seals
 // both classes, as every dispatch does.

@@ -169,9 +169,8 @@ class ObservingCopy : public ElementwiseMoveOperation {
 // The number the next public move request will take ("move #N").
 uint64_t next_request_number() {
   const auto source = cpu_of(ints({1}));
-  const auto request = MoveRequest::initiate(
-      Tensor::make(source, Layout(IntTuple(1)), 0), std::make_shared<Generic>(DType::Int32()),
-      [](const ClassDescriptor& cls) { return make_builtin_move_operation(cls); });
+  const auto request = MoveRequest::initiate(Tensor::make(source, Layout(IntTuple(1)), 0),
+                                             std::make_shared<Generic>(DType::Int32()));
   request->completion().wait();
   return std::stoull(request->name().substr(std::string("move #").size())) + 1;
 }

@@ -41,10 +41,6 @@ class MetalMove : public ::testing::Test {
   }
 };
 
-std::shared_ptr<MoveOperation> builtin(const ClassDescriptor& cls) {
-  return make_builtin_move_operation(cls);
-}
-
 // `n` Float32 values start, start + 1, ...
 std::vector<Value> counting(int64_t n, double start) {
   std::vector<Value> out;
@@ -58,7 +54,7 @@ std::vector<Value> all_slots(const Carrier& carrier) {
 
 std::shared_ptr<const Tensor> move_to(const std::shared_ptr<const Tensor>& tensor,
                                       const std::shared_ptr<Carrier>& destination) {
-  return MoveRequest::initiate(tensor, destination, builtin)->completion().wait();
+  return MoveRequest::initiate(tensor, destination)->completion().wait();
 }
 
 // ((2, (2, 2)) : (1, (3, 8))): hierarchical, with holes; cosize 13.
@@ -75,7 +71,7 @@ TEST_F(MetalMove, the_registry_serves_the_exact_metal_pairs) {
             &MetalToCpuMoveOperation::static_class());
   EXPECT_EQ(&registry.dispatch(Metal::static_class(), Metal::static_class()),
             &MetalToMetalMoveOperation::static_class());
-  const auto operation = make_builtin_move_operation(CpuToMetalMoveOperation::static_class());
+  const auto operation = CpuToMetalMoveOperation::static_class().make_operation();
   ASSERT_NE(operation, nullptr);
   EXPECT_TRUE(operation->supports_dtype(DType::Float32()));
   EXPECT_TRUE(operation->supports_dtype(DType::Bool()));
@@ -185,8 +181,7 @@ TEST_F(MetalMove, a_move_completes_after_initiate_returns) {
       destination = std::make_shared<CPU>(DType::Float32());
     }
     device::set_emulated_latency(std::chrono::milliseconds(50));
-    const auto request =
-        MoveRequest::initiate(Tensor::make(source, Layout(3, 2)), destination, builtin);
+    const auto request = MoveRequest::initiate(Tensor::make(source, Layout(3, 2)), destination);
     EXPECT_FALSE(request->completion().done());
     EXPECT_EQ(source->pinned_by(), request->name());
     EXPECT_FALSE(source->is_released());
@@ -258,7 +253,7 @@ void expect_failed_move(Pair pair, const std::function<void()>& arm, const char*
   std::shared_ptr<MoveRequest> request;
   bool threw = false;
   try {
-    request = MoveRequest::initiate(tensor, c.destination, builtin);
+    request = MoveRequest::initiate(tensor, c.destination);
   } catch (const std::exception&) {
     threw = true;
   }
@@ -337,8 +332,7 @@ TEST_F(MetalMove, a_device_fault_under_latency_fails_the_completion) {
     device::set_emulated_latency(std::chrono::milliseconds(10));
     device::inject_emulated_fault(device::Fault::kCopy,
                                   std::make_exception_ptr(RuntimeError("late copy fault")));
-    const auto request =
-        MoveRequest::initiate(Tensor::make(c.source, Layout(6)), c.destination, builtin);
+    const auto request = MoveRequest::initiate(Tensor::make(c.source, Layout(6)), c.destination);
     const std::string message = message_of<RuntimeError>([&] { request->completion().wait(); });
     EXPECT_EQ(message, "late copy fault");
     device::set_emulated_latency(std::chrono::microseconds(0));
@@ -409,7 +403,7 @@ TEST_F(MetalMove, a_subclass_pair_is_not_served_by_the_metal_operations) {
             &ElementwiseMoveOperation::static_class());
   EXPECT_EQ(&registry.dispatch(SubMetal::static_class(), Metal::static_class()),
             &ElementwiseMoveOperation::static_class());
-  const auto operation = make_builtin_move_operation(CpuToMetalMoveOperation::static_class());
+  const auto operation = CpuToMetalMoveOperation::static_class().make_operation();
   const std::string message = message_of<TypeError>(
       [&] { operation->check_pair(CPU::static_class(), SubMetal::static_class()); });
   EXPECT_NE(message.find("CpuToMetalMoveOperation"), std::string::npos) << message;

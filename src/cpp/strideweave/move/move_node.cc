@@ -46,15 +46,13 @@ MoveRoute capture_reverse_route(const ClassDescriptor& source, const ClassDescri
 }
 
 MoveNode::MoveNode(std::shared_ptr<autograd::Node> next, std::shared_ptr<Carrier> source,
-                   Layout source_layout, std::shared_ptr<Carrier> destination, MoveRoute reverse,
-                   MoveRequest::OperationFactory make_operation)
+                   Layout source_layout, std::shared_ptr<Carrier> destination, MoveRoute reverse)
     : Node("move", {std::move(next)}),
       source_class_(source->carrier_class()),
       source_layout_(std::move(source_layout)),
       source_version_(source->version()),
       reverse_(reverse),
       route_name_(route_name(reverse)),
-      make_operation_(std::move(make_operation)),
       saved_{std::move(source), std::move(destination)} {}
 
 MoveNode::Saved MoveNode::saved() const {
@@ -84,8 +82,8 @@ std::vector<std::shared_ptr<const Tensor>> MoveNode::apply(
   const Layout layout =
       source_layout_.is_injective() ? source_layout_ : compact_col_major(source_layout_.shape());
   std::shared_ptr<const Tensor> staged = stage(*cotangent, layout, *carriers.destination);
-  const std::shared_ptr<MoveRequest> reverse = MoveRequest::initiate(
-      std::move(staged), carriers.source->new_like(), make_operation_, &reverse_);
+  const std::shared_ptr<MoveRequest> reverse =
+      MoveRequest::initiate(std::move(staged), carriers.source->new_like(), &reverse_);
   return {reverse->completion().wait()};
 }
 

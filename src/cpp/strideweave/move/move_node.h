@@ -43,8 +43,7 @@ namespace strideweave {
 class MoveNode final : public autograd::Node {
  public:
   MoveNode(std::shared_ptr<autograd::Node> next, std::shared_ptr<Carrier> source,
-           Layout source_layout, std::shared_ptr<Carrier> destination, MoveRoute reverse,
-           MoveRequest::OperationFactory make_operation);
+           Layout source_layout, std::shared_ptr<Carrier> destination, MoveRoute reverse);
 
   std::vector<std::shared_ptr<const Tensor>> apply(
       const std::shared_ptr<const Tensor>& cotangent) override;
@@ -72,7 +71,6 @@ class MoveNode final : public autograd::Node {
   const uint64_t source_version_;
   const MoveRoute reverse_;
   const std::string route_name_;
-  const MoveRequest::OperationFactory make_operation_;
   mutable std::mutex mu_;
   Saved saved_;  // both null once released
 };

@@ -26,10 +26,6 @@ namespace {
 using testing_util::Classed;
 using testing_util::message_of;
 
-std::shared_ptr<MoveOperation> builtin(const ClassDescriptor& cls) {
-  return make_builtin_move_operation(cls);
-}
-
 std::vector<Value> floats(std::initializer_list<double> xs) {
   return std::vector<Value>(xs.begin(), xs.end());
 }
@@ -45,9 +41,7 @@ std::shared_ptr<const Tensor> leaf() {
 }
 
 std::shared_ptr<const Tensor> moved(const std::shared_ptr<const Tensor>& x) {
-  return MoveRequest::initiate(x, std::make_shared<Generic>(DType::Float32()), builtin)
-      ->completion()
-      .wait();
+  return MoveRequest::initiate(x, std::make_shared<Generic>(DType::Float32()))->completion().wait();
 }
 
 // A provider the tests never reach: a move refused at initiation prepares
@@ -113,7 +107,7 @@ TEST(interop_movement__move_participates_in_autograd_across_the_carrier_boundary
   t->set_requires_grad(true);
   auto destination = std::make_shared<Classed<CPU>>(*sink_class, DType::Float32());
   const std::string m =
-      message_of<NotImplementedError>([&] { MoveRequest::initiate(t, destination, builtin); });
+      message_of<NotImplementedError>([&] { MoveRequest::initiate(t, destination); });
   EXPECT_NE(m.find("from Sink back to OneWay"), std::string::npos) << m;
   EXPECT_FALSE(carrier->pinned_by().has_value());
   EXPECT_FALSE(carrier->is_released());

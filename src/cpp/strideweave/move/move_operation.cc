@@ -20,10 +20,21 @@ namespace strideweave {
 namespace {
 
 // A built-in's static descriptor: created once, never destroyed.
+// A new instance of the built-in class Operation (every built-in's maker).
+template <class Operation>
+std::shared_ptr<MoveOperation> make(const ClassDescriptor&) {
+  return std::make_shared<Operation>();
+}
+
+// The static descriptor of the built-in class Operation, created on first
+// use and never destroyed (worker threads may still name it at exit).
+template <class Operation>
 const ClassDescriptor& builtin_operation_class(std::string name, const ClassDescriptor* parent,
                                                const ClassDescriptor* source,
                                                const ClassDescriptor* destination) {
-  return *ClassDescriptor::move_operation(std::move(name), parent, source, destination).release();
+  return *ClassDescriptor::move_operation(std::move(name), parent, source, destination,
+                                          &make<Operation>)
+              .release();
 }
 
 }  // namespace
@@ -32,7 +43,7 @@ MoveOperation::~MoveOperation() = default;
 
 const ClassDescriptor& MoveOperation::static_class() {
   static const ClassDescriptor& descriptor =
-      builtin_operation_class("MoveOperation", nullptr, nullptr, nullptr);
+      builtin_operation_class<MoveOperation>("MoveOperation", nullptr, nullptr, nullptr);
   return descriptor;
 }
 
@@ -351,84 +362,73 @@ MetalMoveOperation::Submission MetalToMetalMoveOperation::submit(const MoveTrans
 }
 
 const ClassDescriptor& CpuToMetalMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor =
-      builtin_operation_class("CpuToMetalMoveOperation", &MoveOperation::static_class(),
-                              &CPU::static_class(), &Metal::static_class());
+  static const ClassDescriptor& descriptor = builtin_operation_class<CpuToMetalMoveOperation>(
+      "CpuToMetalMoveOperation", &MoveOperation::static_class(), &CPU::static_class(),
+      &Metal::static_class());
   return descriptor;
 }
 
 const ClassDescriptor& MetalToCpuMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor =
-      builtin_operation_class("MetalToCpuMoveOperation", &MoveOperation::static_class(),
-                              &Metal::static_class(), &CPU::static_class());
+  static const ClassDescriptor& descriptor = builtin_operation_class<MetalToCpuMoveOperation>(
+      "MetalToCpuMoveOperation", &MoveOperation::static_class(), &Metal::static_class(),
+      &CPU::static_class());
   return descriptor;
 }
 
 const ClassDescriptor& MetalToMetalMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor =
-      builtin_operation_class("MetalToMetalMoveOperation", &MoveOperation::static_class(),
-                              &Metal::static_class(), &Metal::static_class());
+  static const ClassDescriptor& descriptor = builtin_operation_class<MetalToMetalMoveOperation>(
+      "MetalToMetalMoveOperation", &MoveOperation::static_class(), &Metal::static_class(),
+      &Metal::static_class());
   return descriptor;
 }
 
 const ClassDescriptor& ElementwiseMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor = builtin_operation_class(
+  static const ClassDescriptor& descriptor = builtin_operation_class<ElementwiseMoveOperation>(
       "ElementwiseMoveOperation", &MoveOperation::static_class(), nullptr, nullptr);
   return descriptor;
 }
 
 const ClassDescriptor& CpuToFileBackedMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor =
-      builtin_operation_class("CpuToFileBackedMoveOperation", &MoveOperation::static_class(),
-                              &CPU::static_class(), &FileBacked::static_class());
+  static const ClassDescriptor& descriptor = builtin_operation_class<CpuToFileBackedMoveOperation>(
+      "CpuToFileBackedMoveOperation", &MoveOperation::static_class(), &CPU::static_class(),
+      &FileBacked::static_class());
   return descriptor;
 }
 
 const ClassDescriptor& FileBackedToCpuMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor =
-      builtin_operation_class("FileBackedToCpuMoveOperation", &MoveOperation::static_class(),
-                              &FileBacked::static_class(), &CPU::static_class());
+  static const ClassDescriptor& descriptor = builtin_operation_class<FileBackedToCpuMoveOperation>(
+      "FileBackedToCpuMoveOperation", &MoveOperation::static_class(), &FileBacked::static_class(),
+      &CPU::static_class());
   return descriptor;
 }
 
 const ClassDescriptor& CpuToBlockDeviceMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor =
-      builtin_operation_class("CpuToBlockDeviceMoveOperation", &MoveOperation::static_class(),
-                              &CPU::static_class(), &BlockDeviceCarrier::static_class());
+  static const ClassDescriptor& descriptor = builtin_operation_class<CpuToBlockDeviceMoveOperation>(
+      "CpuToBlockDeviceMoveOperation", &MoveOperation::static_class(), &CPU::static_class(),
+      &BlockDeviceCarrier::static_class());
   return descriptor;
 }
 
 const ClassDescriptor& BlockDeviceToCpuMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor =
-      builtin_operation_class("BlockDeviceToCpuMoveOperation", &MoveOperation::static_class(),
-                              &BlockDeviceCarrier::static_class(), &CPU::static_class());
+  static const ClassDescriptor& descriptor = builtin_operation_class<BlockDeviceToCpuMoveOperation>(
+      "BlockDeviceToCpuMoveOperation", &MoveOperation::static_class(),
+      &BlockDeviceCarrier::static_class(), &CPU::static_class());
   return descriptor;
 }
 
 namespace {
 
-// One built-in move-operation class: its descriptor and its factory (nullptr
-// for the root, whose copy hook is abstract).
-struct BuiltinOperation {
-  const ClassDescriptor& (*operation_class)();
-  std::shared_ptr<MoveOperation> (*make)();
-};
-
-template <class Operation>
-std::shared_ptr<MoveOperation> make_operation() {
-  return std::make_shared<Operation>();
-}
-
-constexpr BuiltinOperation kBuiltinOperations[] = {
-    {&MoveOperation::static_class, nullptr},
-    {&ElementwiseMoveOperation::static_class, &make_operation<ElementwiseMoveOperation>},
-    {&CpuToFileBackedMoveOperation::static_class, &make_operation<CpuToFileBackedMoveOperation>},
-    {&FileBackedToCpuMoveOperation::static_class, &make_operation<FileBackedToCpuMoveOperation>},
-    {&CpuToBlockDeviceMoveOperation::static_class, &make_operation<CpuToBlockDeviceMoveOperation>},
-    {&BlockDeviceToCpuMoveOperation::static_class, &make_operation<BlockDeviceToCpuMoveOperation>},
-    {&CpuToMetalMoveOperation::static_class, &make_operation<CpuToMetalMoveOperation>},
-    {&MetalToCpuMoveOperation::static_class, &make_operation<MetalToCpuMoveOperation>},
-    {&MetalToMetalMoveOperation::static_class, &make_operation<MetalToMetalMoveOperation>},
+// The static descriptors of the built-in classes, the root first.
+constexpr const ClassDescriptor& (*kBuiltinOperations[])() = {
+    &MoveOperation::static_class,
+    &ElementwiseMoveOperation::static_class,
+    &CpuToFileBackedMoveOperation::static_class,
+    &FileBackedToCpuMoveOperation::static_class,
+    &CpuToBlockDeviceMoveOperation::static_class,
+    &BlockDeviceToCpuMoveOperation::static_class,
+    &CpuToMetalMoveOperation::static_class,
+    &MetalToCpuMoveOperation::static_class,
+    &MetalToMetalMoveOperation::static_class,
 };
 
 }  // namespace
@@ -436,21 +436,10 @@ constexpr BuiltinOperation kBuiltinOperations[] = {
 std::span<const ClassDescriptor* const> builtin_move_operation_classes() {
   static const std::vector<const ClassDescriptor*> classes = [] {
     std::vector<const ClassDescriptor*> out;
-    for (const BuiltinOperation& builtin : kBuiltinOperations) {
-      out.push_back(&builtin.operation_class());
-    }
+    for (const auto& operation_class : kBuiltinOperations) out.push_back(&operation_class());
     return out;
   }();
   return classes;
-}
-
-std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation) {
-  for (const BuiltinOperation& builtin : kBuiltinOperations) {
-    if (&builtin.operation_class() == &operation) {
-      return builtin.make != nullptr ? builtin.make() : nullptr;
-    }
-  }
-  return nullptr;
 }
 
 }  // namespace strideweave

@@ -10,9 +10,10 @@
 // three Metal pairs CpuToMetalMoveOperation, MetalToCpuMoveOperation and
 // MetalToMetalMoveOperation, whose device copies complete asynchronously.
 // Each class has one static ClassDescriptor, created on first use and never
-// destroyed (worker threads may still name it while the process exits); a
-// Python subclass's instance reports the descriptor the binding created for
-// its class. A class's pins are data of its descriptor.
+// destroyed (worker threads may still name it while the process exits), which
+// makes the class's instances; a Python subclass's instance reports the
+// descriptor the binding created for its class, whose maker instantiates the
+// Python class. A class's pins are data of its descriptor.
 //
 // Thread safety: every member may be called from any thread.
 #pragma once
@@ -266,12 +267,8 @@ class MetalToMetalMoveOperation : public MetalMoveOperation {
 };
 
 // The static descriptors of every built-in move-operation class, the root
-// MoveOperation first.
+// MoveOperation first. Each makes its own instances (ClassDescriptor::
+// make_operation); the root's copy hook throws NotImplementedError.
 std::span<const ClassDescriptor* const> builtin_move_operation_classes();
-
-// A new instance of the built-in move-operation class `operation`; nullptr for
-// the root MoveOperation (its copy hook is abstract) and for every class that
-// is not built in. Both functions read one table of the built-ins.
-std::shared_ptr<MoveOperation> make_builtin_move_operation(const ClassDescriptor& operation);
 
 }  // namespace strideweave

@@ -143,17 +143,26 @@ TEST(MoveOperation, one_pinned_side_leaves_the_other_open) {
       << message;
 }
 
-TEST(MoveOperation, one_table_names_and_makes_the_builtins) {
+TEST(MoveOperation, one_table_names_the_builtins_and_each_class_makes_its_instances) {
   for (const ClassDescriptor* builtin : builtin_move_operation_classes().subspan(1)) {
-    const std::shared_ptr<MoveOperation> made = make_builtin_move_operation(*builtin);
+    const std::shared_ptr<MoveOperation> made = builtin->make_operation();
     ASSERT_NE(made, nullptr) << builtin->name();
     EXPECT_EQ(&made->operation_class(), builtin);
-    EXPECT_NE(make_builtin_move_operation(*builtin), made);  // a new instance per call
+    EXPECT_NE(builtin->make_operation(), made);  // a new instance per call
   }
-  EXPECT_EQ(make_builtin_move_operation(MoveOperation::static_class()), nullptr);
+  // The root makes an instance whose copy hook is abstract.
+  const std::shared_ptr<MoveOperation> root = MoveOperation::static_class().make_operation();
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(&root->operation_class(), &MoveOperation::static_class());
+  EXPECT_THROW(root->copy(MoveTransfer{}), NotImplementedError);
+  // A class created without a maker (and a carrier class) makes nothing.
   const auto foreign = ClassDescriptor::move_operation(
       "ElementwiseMoveOperation", &ElementwiseMoveOperation::static_class(), nullptr, nullptr);
-  EXPECT_EQ(make_builtin_move_operation(*foreign), nullptr);
+  EXPECT_NE(message_of<TypeError>([&] {
+              foreign->make_operation();
+            }).find("the move operation class ElementwiseMoveOperation makes no move operation"),
+            std::string::npos);
+  EXPECT_THROW(CPU::static_class().make_operation(), TypeError);
 }
 
 std::vector<Value> ints(std::initializer_list<int64_t> xs) {

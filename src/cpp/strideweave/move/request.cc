@@ -109,7 +109,6 @@ const Subtensor& validate_move_source(const Tensor& tensor) {
 
 std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor> tensor,
                                                    std::shared_ptr<Carrier> destination,
-                                                   const OperationFactory& make_operation,
                                                    const MoveRoute* route_given) {
   profiling::MoveProfile profile = profiling::MoveProfile::begin();
   const Subtensor& source = validate_move_source(*tensor);
@@ -123,13 +122,13 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   request->route_ = route;
   std::shared_ptr<MoveOperation> operation;
   if (route.route == nullptr) {
-    operation = make_operation(*route.operation);
+    operation = route.operation->make_operation();
     operation->check_pair(source_class, destination_class);
   }
   if (autograd::is_grad_enabled() && tensor->requires_grad()) {
     request->node_ = std::make_shared<MoveNode>(
         autograd::gradient_edge(*tensor), source.carrier, source.layout, destination,
-        capture_reverse_route(source_class, destination_class), make_operation);
+        capture_reverse_route(source_class, destination_class));
   }
   const autograd::GradModeGuard provider_records_nothing(false);
 

@@ -13,8 +13,8 @@
 //      source carrier (ValueError), destination released (RuntimeError),
 //      destination not publicly mutable (RuntimeError), dtype mismatch
 //      (TypeError), the route (resolve_move_route: a definition's
-//      TransferRoute, a move operation class instantiated through
-//      `make_operation`, or NotImplementedError) pinning a class the pair
+//      TransferRoute, a move operation class made by its descriptor
+//      (ClassDescriptor::make_operation), or NotImplementedError) pinning a class the pair
 //      does not match (TypeError naming the operation), under grad mode for
 //      a source that requires grad the reverse route (capture_reverse_route:
 //      NotImplementedError naming both classes), a destination with fewer
@@ -71,14 +71,11 @@ namespace strideweave {
 class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
  public:
   using Result = std::shared_ptr<const Tensor>;
-  // An instance of a move operation class (the binding makes Python ones).
-  using OperationFactory = std::function<std::shared_ptr<MoveOperation>(const ClassDescriptor&)>;
 
   // See the file comment. `route`, when given, replaces the resolution of
   // the pair's route (a move node's captured reverse route).
   static std::shared_ptr<MoveRequest> initiate(std::shared_ptr<const Tensor> tensor,
                                                std::shared_ptr<Carrier> destination,
-                                               const OperationFactory& make_operation,
                                                const MoveRoute* route = nullptr);
 
   const Completion<Result>& completion() const noexcept { return completion_; }

@@ -24,10 +24,6 @@ std::vector<Value> floats(std::initializer_list<double> xs) {
   return std::vector<Value>(xs.begin(), xs.end());
 }
 
-std::shared_ptr<MoveOperation> builtin(const ClassDescriptor& cls) {
-  return make_builtin_move_operation(cls);
-}
-
 std::shared_ptr<const Tensor> wait(const std::shared_ptr<MoveRequest>& request) {
   return request->completion().wait();
 }
@@ -42,7 +38,7 @@ TEST(MoveRequest, moves_a_view_with_holes_and_releases_the_source) {
     std::shared_ptr<Carrier> destination =
         generic_destination ? std::shared_ptr<Carrier>(std::make_shared<Generic>(DType::Float32()))
                             : std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Float32()));
-    const auto result = wait(MoveRequest::initiate(tensor, destination, builtin));
+    const auto result = wait(MoveRequest::initiate(tensor, destination));
     EXPECT_EQ(result->values(), expected);
     EXPECT_EQ(result->subtensor("test").carrier, destination);
     EXPECT_EQ(result->subtensor("test").offset, 0);
@@ -60,7 +56,7 @@ TEST(MoveRequest, a_broadcast_needs_only_its_cosize) {
   const Layout broadcast(IntTuple::tuple({2, 3}), IntTuple::tuple({1, 0}));
   const auto tensor = Tensor::make(source, broadcast);
   auto destination = std::make_shared<CPU>(DType::Float32(), 2);
-  const auto result = wait(MoveRequest::initiate(tensor, destination, builtin));
+  const auto result = wait(MoveRequest::initiate(tensor, destination));
   EXPECT_EQ(result->subtensor("test").layout, broadcast);
   EXPECT_EQ(result->values(), floats({4, 5, 4, 5, 4, 5}));
 }
@@ -68,8 +64,7 @@ TEST(MoveRequest, a_broadcast_needs_only_its_cosize) {
 TEST(MoveRequest, a_move_of_nothing_still_counts_one_mutation) {
   auto source = std::make_shared<CPU>(DType::Float32(), 2);
   auto destination = std::make_shared<Generic>(DType::Float32(), 1);
-  const auto result =
-      wait(MoveRequest::initiate(Tensor::make(source, Layout(0)), destination, builtin));
+  const auto result = wait(MoveRequest::initiate(Tensor::make(source, Layout(0)), destination));
   EXPECT_EQ(result->values(), floats({}));
   EXPECT_EQ(destination->version(), 1u);
   EXPECT_EQ(destination->slots(), 1);
@@ -80,11 +75,11 @@ TEST(MoveRequest, bulk_routes_move_through_a_file_and_back) {
   auto source = std::make_shared<CPU>(DType::Float32(), std::nullopt, floats({1, 2, 3, 4, 5}));
   const Layout strided(IntTuple::tuple({2}), IntTuple::tuple({2}));
   auto file = std::make_shared<FileBacked>(DType::Float32());
-  const auto in_file = wait(MoveRequest::initiate(Tensor::make(source, strided, 1), file, builtin));
+  const auto in_file = wait(MoveRequest::initiate(Tensor::make(source, strided, 1), file));
   EXPECT_EQ(in_file->values(), floats({2, 4}));
   EXPECT_EQ(file->read_range_values(0, 3), floats({2, 3, 4}));  // the whole span, hole included
   auto back = std::make_shared<CPU>(DType::Float32());
-  const auto result = wait(MoveRequest::initiate(in_file, back, builtin));
+  const auto result = wait(MoveRequest::initiate(in_file, back));
   EXPECT_EQ(result->values(), floats({2, 4}));
   EXPECT_TRUE(file->is_released());
 }
@@ -94,20 +89,20 @@ TEST(MoveRequest, validation_refuses_before_changing_anything) {
   const auto tensor = Tensor::make(source, Layout(3));
   const auto small = std::make_shared<CPU>(DType::Float32(), 2);
   const std::string too_small =
-      message_of<ValueError>([&] { MoveRequest::initiate(tensor, small, builtin); });
+      message_of<ValueError>([&] { MoveRequest::initiate(tensor, small); });
   EXPECT_NE(too_small.find("cosize 3"), std::string::npos) << too_small;
   const auto ints = std::make_shared<CPU>(DType::Int32(), 3);
-  EXPECT_THROW(MoveRequest::initiate(tensor, ints, builtin), TypeError);
-  EXPECT_THROW(MoveRequest::initiate(tensor, source, builtin), ValueError);
+  EXPECT_THROW(MoveRequest::initiate(tensor, ints), TypeError);
+  EXPECT_THROW(MoveRequest::initiate(tensor, source), ValueError);
   const auto frozen =
       std::make_shared<CPU>(DType::Float32(), std::nullopt, floats({0, 0, 0}), false);
-  EXPECT_THROW(MoveRequest::initiate(tensor, frozen, builtin), RuntimeError);
+  EXPECT_THROW(MoveRequest::initiate(tensor, frozen), RuntimeError);
   // The first failing row wins: a released source before a wrong dtype.
   auto gone = std::make_shared<CPU>(DType::Float32(), 3);
   const auto stale = Tensor::make(gone, Layout(3));
   gone->release();
   const std::string released =
-      message_of<RuntimeError>([&] { MoveRequest::initiate(stale, ints, builtin); });
+      message_of<RuntimeError>([&] { MoveRequest::initiate(stale, ints); });
   EXPECT_NE(released.find("is released"), std::string::npos) << released;
   for (const auto& c : {std::shared_ptr<Carrier>(small), std::shared_ptr<Carrier>(ints)}) {
     EXPECT_EQ(c->version(), 0u);
@@ -121,8 +116,11 @@ class FailingMove : public MoveOperation {
  public:
   static const ClassDescriptor& static_class() {
     static const ClassDescriptor& d =
-        *ClassDescriptor::move_operation("FailingMove", &MoveOperation::static_class(), nullptr,
-                                         nullptr)
+        *ClassDescriptor::move_operation(
+             "FailingMove", &MoveOperation::static_class(), nullptr, nullptr,
+             [](const ClassDescriptor&) -> std::shared_ptr<MoveOperation> {
+               return std::make_shared<FailingMove>();
+             })
              .release();
     return d;
   }
@@ -138,11 +136,7 @@ TEST(MoveRequest, a_failed_copy_restores_the_source_and_records_the_failure) {
   auto destination = std::make_shared<Generic>(DType::Float32(), 2);
   LegacyMoveRegistry::global().add(CPU::static_class(), Generic::static_class(),
                                    FailingMove::static_class());
-  const auto request = MoveRequest::initiate(
-      Tensor::make(source, Layout(2)), destination, [](const ClassDescriptor& cls) {
-        return &cls == &FailingMove::static_class() ? std::make_shared<FailingMove>()
-                                                    : make_builtin_move_operation(cls);
-      });
+  const auto request = MoveRequest::initiate(Tensor::make(source, Layout(2)), destination);
   LegacyMoveRegistry::global().remove(CPU::static_class(), Generic::static_class());
   EXPECT_TRUE(request->completion().done());
   EXPECT_THROW(request->completion().wait(), std::runtime_error);

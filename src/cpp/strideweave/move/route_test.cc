@@ -31,10 +31,6 @@ std::vector<Value> floats(std::initializer_list<double> xs) {
   return std::vector<Value>(xs.begin(), xs.end());
 }
 
-std::shared_ptr<MoveOperation> builtin(const ClassDescriptor& cls) {
-  return make_builtin_move_operation(cls);
-}
-
 // Copies the source's span into the destination through the lease, on the
 // thread start() runs on, or later on a thread of its own (`asynchronous`);
 // records what prepare() saw.
@@ -113,7 +109,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
   auto source = cpu_of(*c.tiled, floats({0, 1, 2, 3, 4}));
   auto destination = empty_of(*c.sink);
   const auto tensor = Tensor::make(source, Layout(3), 2);
-  const auto result = MoveRequest::initiate(tensor, destination, builtin)->completion().wait();
+  const auto result = MoveRequest::initiate(tensor, destination)->completion().wait();
   EXPECT_EQ(provider->prepared.load(), 1);
   EXPECT_EQ(provider->seen_route, "tiled->sink");
   EXPECT_EQ(provider->seen_offset, 2);
@@ -134,7 +130,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
   auto source = cpu_of(*c.tiled, floats({1, 2}));
   auto sub_destination = empty_of(*c.sub_sink);
   const std::string m = message_of<NotImplementedError>(
-      [&] { MoveRequest::initiate(Tensor::make(source, Layout(2)), sub_destination, builtin); });
+      [&] { MoveRequest::initiate(Tensor::make(source, Layout(2)), sub_destination); });
   EXPECT_NE(m.find("from Tiled to SubSink"), std::string::npos) << m;
   EXPECT_EQ(provider->prepared.load(), 0);
   EXPECT_EQ(sub_destination->slots(), 0);  // refused before allocation
@@ -147,9 +143,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
   auto sub_source = cpu_of(*c.sub_tiled, floats({5, 6}));
   auto destination = empty_of(*c.sink);
   const auto result =
-      MoveRequest::initiate(Tensor::make(sub_source, Layout(2)), destination, builtin)
-          ->completion()
-          .wait();
+      MoveRequest::initiate(Tensor::make(sub_source, Layout(2)), destination)->completion().wait();
   EXPECT_EQ(result->values(), floats({5, 6}));
   EXPECT_EQ(provider->prepared.load(), 0);
   EXPECT_EQ(c.sub_tiled->definition_state(), Definition::kFree);
@@ -166,13 +160,12 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
       auto destination = empty_of(*c.sink);
       const auto tensor = Tensor::make(source, Layout(2));
       if (source_permits && destination_permits) {
-        EXPECT_EQ(
-            MoveRequest::initiate(tensor, destination, builtin)->completion().wait()->values(),
-            floats({1, 2}));
+        EXPECT_EQ(MoveRequest::initiate(tensor, destination)->completion().wait()->values(),
+                  floats({1, 2}));
         continue;
       }
-      const std::string m = message_of<NotImplementedError>(
-          [&] { MoveRequest::initiate(tensor, destination, builtin); });
+      const std::string m =
+          message_of<NotImplementedError>([&] { MoveRequest::initiate(tensor, destination); });
       EXPECT_NE(m.find("from Tiled to Sink"), std::string::npos) << m;
       EXPECT_EQ(destination->slots(), 0);
       EXPECT_EQ(source->pinned_by(), std::nullopt);
@@ -194,7 +187,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
   auto source = cpu_of(*c.tiled, floats({1, 2, 3}));
   auto destination = empty_of(*c.sink);
   const std::string m = message_of<ValueError>(
-      [&] { MoveRequest::initiate(Tensor::make(source, Layout(2), 1), destination, builtin); });
+      [&] { MoveRequest::initiate(Tensor::make(source, Layout(2), 1), destination); });
   EXPECT_NE(m.find("offset 1 is not aligned"), std::string::npos) << m;
   EXPECT_EQ(destination->slots(), 0);
   EXPECT_EQ(source->pinned_by(), std::nullopt);
@@ -208,7 +201,7 @@ TEST(interop_movement__pending_movement_preserves_lifetime_through_completion,
   define(*c.tiled, {TransferRoute{c.tiled.get(), c.sink.get(), "async", provider}}, false);
   auto source = cpu_of(*c.tiled, floats({7, 8}));
   auto destination = empty_of(*c.sink);
-  const auto request = MoveRequest::initiate(Tensor::make(source, Layout(2)), destination, builtin);
+  const auto request = MoveRequest::initiate(Tensor::make(source, Layout(2)), destination);
   EXPECT_FALSE(request->completion().done());
   EXPECT_EQ(source->pinned_by(), request->name());
   message_of<RuntimeError>([&] { source->write(0, 1.0); });  // pinned: no mutation
@@ -250,8 +243,7 @@ TEST(interop_movement__one_asynchronous_move_publishes_at_one_terminal_boundary,
         false);
     auto source = cpu_of(*c.tiled, floats({1, 2}));
     auto destination = empty_of(*c.sink);
-    const auto request =
-        MoveRequest::initiate(Tensor::make(source, Layout(2)), destination, builtin);
+    const auto request = MoveRequest::initiate(Tensor::make(source, Layout(2)), destination);
     try {  // the transfer runs on a worker (runs_on_worker's default)
       request->completion().wait();
       ADD_FAILURE() << "the move succeeded";
@@ -282,8 +274,7 @@ TEST(interop_movement__one_asynchronous_move_publishes_at_one_terminal_boundary,
     inject_move_fault(stage, fault);
     std::exception_ptr seen;
     try {
-      const auto request =
-          MoveRequest::initiate(Tensor::make(source, Layout(3)), destination, builtin);
+      const auto request = MoveRequest::initiate(Tensor::make(source, Layout(3)), destination);
       EXPECT_GE(s, static_cast<int>(MoveStage::kCopy)) << "initiate returned";
       EXPECT_TRUE(request->completion().done());
       request->completion().wait();

@@ -30,10 +30,6 @@ std::shared_ptr<const Tensor> cpu_tensor(int64_t n) {
   return Tensor::make(std::make_shared<CPU>(DType::Float32(), n), Layout(IntTuple(n)));
 }
 
-std::shared_ptr<MoveOperation> builtin(const ClassDescriptor& cls) {
-  return make_builtin_move_operation(cls);
-}
-
 TEST(Profiler, is_active_exactly_while_a_session_is) {
   EXPECT_FALSE(active());
   auto outer = Session::start();
@@ -135,7 +131,7 @@ TEST(Profiler, a_move_records_submission_and_completion_once) {
   const auto source = cpu_tensor(5);
   auto destination = std::make_shared<FileBacked>(DType::Float32());
   auto session = Session::start();
-  const auto request = MoveRequest::initiate(source, destination, builtin);
+  const auto request = MoveRequest::initiate(source, destination);
   session->stop();  // the completion still arrives
   request->completion().wait();
   request->completion().wait();
@@ -162,7 +158,7 @@ TEST(Profiler, a_failed_move_initiation_records_nothing) {
   const auto source = cpu_tensor(2);
   auto destination = std::make_shared<CPU>(DType::Int32());  // dtype mismatch
   auto session = Session::start();
-  EXPECT_ANY_THROW(MoveRequest::initiate(source, destination, builtin));
+  EXPECT_ANY_THROW(MoveRequest::initiate(source, destination));
   session->stop();
   EXPECT_TRUE(session->events().empty());
 }
