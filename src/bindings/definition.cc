@@ -92,7 +92,7 @@ class PythonPreparedTransfer final : public PreparedTransfer {
 // holds no core lock then.
 class PyTransferProvider : public TransferProvider, public py::trampoline_self_life_support {
  public:
-  std::shared_ptr<PreparedTransfer> prepare(const TransferRequest& request) override {
+  std::shared_ptr<PreparedTransfer> prepare(const MoveTransfer& request) override {
     const ExitSafeGil gil("TransferProvider.prepare");
     gil.require();
     const std::string provider = provider_of(*request.route);
@@ -173,30 +173,28 @@ std::shared_ptr<CarrierDefinition> make_definition(py::handle carrier_class, py:
 }  // namespace
 
 void bind_definitions(py::module_& m) {
-  py::class_<TransferRequest>(
+  py::class_<MoveTransfer>(
       m, "TransferRequest",
       "One move as a route's provider sees it in prepare(request): validated and sized, not "
       "yet pinned, allocated or submitted.")
-      .def_property_readonly("route_id", [](const TransferRequest& r) { return r.route->route_id; })
+      .def_property_readonly("route_id", [](const MoveTransfer& r) { return r.route->route_id; })
       .def_property_readonly(
-          "tensor",
-          [](const TransferRequest& r) { return std::const_pointer_cast<Tensor>(r.tensor); })
-      .def_property_readonly("source", [](const TransferRequest& r) { return r.source; })
-      .def_property_readonly("destination", [](const TransferRequest& r) { return r.destination; })
-      .def_property_readonly("dtype", [](const TransferRequest& r) { return r.tensor->dtype(); })
+          "tensor", [](const MoveTransfer& r) { return std::const_pointer_cast<Tensor>(r.tensor); })
+      .def_property_readonly("source", [](const MoveTransfer& r) { return r.source; })
+      .def_property_readonly("destination", [](const MoveTransfer& r) { return r.destination; })
+      .def_property_readonly("dtype", [](const MoveTransfer& r) { return r.tensor->dtype(); })
       .def_property_readonly(
-          "layout", [](const TransferRequest& r) { return r.tensor->subtensor("move").layout; })
-      .def_property_readonly("offset", [](const TransferRequest& r) { return r.offset; })
-      .def_property_readonly("element_count",
-                             [](const TransferRequest& r) { return r.element_count; })
+          "layout", [](const MoveTransfer& r) { return r.tensor->subtensor("move").layout; })
+      .def_property_readonly("offset", [](const MoveTransfer& r) { return r.offset; })
+      .def_property_readonly("element_count", [](const MoveTransfer& r) { return r.element_count; })
       .def_property_readonly("source_alignment",
-                             [](const TransferRequest& r) { return r.source_alignment; })
+                             [](const MoveTransfer& r) { return r.source_alignment; })
       .def_property_readonly("source_block_size",
-                             [](const TransferRequest& r) { return r.source_block_size; })
+                             [](const MoveTransfer& r) { return r.source_block_size; })
       .def_property_readonly("destination_alignment",
-                             [](const TransferRequest& r) { return r.destination_alignment; })
+                             [](const MoveTransfer& r) { return r.destination_alignment; })
       .def_property_readonly("destination_block_size",
-                             [](const TransferRequest& r) { return r.destination_block_size; });
+                             [](const MoveTransfer& r) { return r.destination_block_size; });
 
   py::class_<TransferProvider, PyTransferProvider, py::smart_holder>(
       m, "TransferProvider",
@@ -206,7 +204,7 @@ void bind_definitions(py::module_& m) {
       .def(py::init<>())
       .def(
           "prepare",
-          [](py::handle self, const TransferRequest&) -> py::object {
+          [](py::handle self, const MoveTransfer&) -> py::object {
             throw NotImplementedError(describe_object(self) +
                                       " does not implement prepare(request)");
           },

@@ -239,7 +239,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual DLPackInfo dlpack_info() const;
 
   // The I/O constraints of the storage (spec/carrier-storage, surfaced to
-  // providers through TransferRequest): the byte alignment a host buffer
+  // providers through MoveTransfer): the byte alignment a host buffer
   // handed to its I/O needs, and the bytes of one block (its I/O covers whole
   // blocks at block-aligned file offsets). 1 and 1 for storage without a
   // constraint (the default).

@@ -40,7 +40,7 @@ class ProjectionTransfer final : public PreparedTransfer {
 
 class ProjectionProvider final : public TransferProvider {
  public:
-  std::shared_ptr<PreparedTransfer> prepare(const TransferRequest&) override {
+  std::shared_ptr<PreparedTransfer> prepare(const MoveTransfer&) override {
     return std::make_shared<ProjectionTransfer>();
   }
 };

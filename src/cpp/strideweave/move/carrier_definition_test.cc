@@ -19,7 +19,7 @@ using testing_util::message_of;
 
 class NoopProvider : public TransferProvider {
  public:
-  std::shared_ptr<PreparedTransfer> prepare(const TransferRequest&) override { return nullptr; }
+  std::shared_ptr<PreparedTransfer> prepare(const MoveTransfer&) override { return nullptr; }
 };
 
 std::unique_ptr<ClassDescriptor> carrier_class(const char* name) {

@@ -63,9 +63,18 @@ void lowered_transfer(MoveOperation& operation, const std::string& name,
   Lease destination_lease = destination->pin(name, Carrier::PinAccess::kWriting);
   move_fault_point(MoveStage::kAllocation);
   if (held == 0 && count > 0) destination_lease.allocate(count);
-  const MoveTransfer transfer{std::move(tensor), destination,
-                              Tensor::make(destination, Layout(IntTuple(count)), 0), count,
-                              &destination_lease};
+  const MoveTransfer transfer{.tensor = std::move(tensor),
+                              .source = source,
+                              .destination = destination,
+                              .offset = first,
+                              .element_count = count,
+                              .source_alignment = source->io_alignment(),
+                              .source_block_size = source->io_block_size(),
+                              .destination_alignment = destination->io_alignment(),
+                              .destination_block_size = destination->io_block_size(),
+                              .source_lease = &source_lease,
+                              .destination_lease = &destination_lease,
+                              .output = Tensor::make(destination, Layout(IntTuple(count)), 0)};
   run_copy_hook(operation, transfer);
   destination_lease.sync();
 }

@@ -48,7 +48,7 @@ std::shared_ptr<const Tensor> moved(const std::shared_ptr<const Tensor>& x) {
 // nothing.
 class Unreached : public TransferProvider {
  public:
-  std::shared_ptr<PreparedTransfer> prepare(const TransferRequest&) override {
+  std::shared_ptr<PreparedTransfer> prepare(const MoveTransfer&) override {
     ADD_FAILURE() << "prepare() ran";
     throw RuntimeError("unreached");
   }

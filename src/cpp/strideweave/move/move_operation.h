@@ -26,47 +26,19 @@
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/class_descriptor.h"
 #include "strideweave/device/queue.h"
-#include "strideweave/move/carrier_definition.h"
+#include "strideweave/move/transfer.h"
 #include "strideweave/ops/operation.h"
 #include "strideweave/tensor/tensor.h"
 
 namespace strideweave {
 
-// What one move's copy hook receives (the spec's _copy(tensor, destination,
-// output, element_count)). The request pins the source and the destination
-// before the hook runs and keeps every member alive until its terminal
-// commit.
-struct MoveTransfer;
-
-// A destination value a transfer built in fresh storage of its own
-// (PreparedTransfer::stages_destination): the move installs it in the
-// destination at its terminal commit, after every check passed, or drops it
-// when the move fails.
-class StagedValue {
- public:
-  virtual ~StagedValue() = default;
-  // The slots the destination will hold once the value is installed.
-  virtual int64_t slots() const = 0;
-  // Puts the value in place through the destination's lease (one write
-  // through it). Called once, only after the transfer reported success.
-  virtual void install(Lease& destination) = 0;
-};
-
-struct MoveTransfer {
-  std::shared_ptr<const Tensor> tensor;  // the Tensor being moved, as supplied
-  std::shared_ptr<Carrier> destination;  // the receiving carrier, as supplied
-  std::shared_ptr<const Tensor> output;  // destination at offset 0 under the source layout
-                                         // (null for a staging transfer until its commit)
-  int64_t element_count = 0;             // the layout's cosize: the slots the transfer covers
-  Lease* destination_lease = nullptr;    // the request's private write path to destination
-  // Where a staging transfer leaves its value, set before it reports success
-  // (null for a transfer that does not stage: it writes the destination).
-  std::shared_ptr<StagedValue>* staged = nullptr;
-};
-
 // An Operation (ops/operation.h) whose forward is its copy hook, run by a move
-// request, and whose backward is the MoveNode that request records.
-class MoveOperation : public ops::Operation {
+// request, and whose backward is the MoveNode that request records. It is the
+// transfer a move runs (PreparedTransfer, move/transfer.h): the request
+// starts the operation itself. Its copy hook receives the transfer's context
+// (the spec's _copy(tensor, destination, output, element_count) are members of
+// MoveTransfer).
+class MoveOperation : public ops::Operation, public PreparedTransfer {
  public:
   MoveOperation() = default;
   ~MoveOperation() override;
@@ -99,14 +71,15 @@ class MoveOperation : public ops::Operation {
   virtual void copy(const MoveTransfer& transfer);
 
   // Whether copy() must run on a worker of the process pool (it calls Python
-  // or blocks on I/O) rather than on the thread that initiates the move.
-  virtual bool runs_on_worker() const { return false; }
+  // or blocks on I/O) rather than on the thread that initiates the move. False
+  // by default.
+  bool runs_on_worker() const override { return false; }
 
   // Starts the transfer and reports its outcome through `done`, once: before
   // returning, or later from any thread (an operation whose device work
   // completes asynchronously). An exception thrown before anything was
   // reported is the failure. The default runs copy() and reports success.
-  virtual void start(const MoveTransfer& transfer, TransferDone done);
+  void start(const MoveTransfer& transfer, TransferDone done) override;
 
   // Whether the operation can move values of `dtype` (the edges a composite
   // checks at construction ask it); every dtype by default.
@@ -115,7 +88,7 @@ class MoveOperation : public ops::Operation {
   // Whether start() stages the destination's value in fresh storage
   // (PreparedTransfer::stages_destination); copy() never does. False by
   // default.
-  virtual bool stages_destination() const { return false; }
+  bool stages_destination() const override { return false; }
 };
 
 // Moves the slots the layout reaches through the carriers' storage; accepts

@@ -176,8 +176,14 @@ struct PinnedTransfer {
       : source_lease(tensor->subtensor("test").carrier->pin("test move")),
         destination_lease(destination->pin("test move")) {
     const Subtensor& source = tensor->subtensor("test");
-    transfer = MoveTransfer{tensor, destination, Tensor::make(destination, source.layout, 0),
-                            source.layout.cosize(), &destination_lease};
+    transfer = MoveTransfer{.tensor = tensor,
+                            .source = source.carrier,
+                            .destination = destination,
+                            .offset = source.offset,
+                            .element_count = source.layout.cosize(),
+                            .source_lease = &source_lease,
+                            .destination_lease = &destination_lease,
+                            .output = Tensor::make(destination, source.layout, 0)};
   }
   Lease source_lease;
   Lease destination_lease;

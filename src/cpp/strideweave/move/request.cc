@@ -20,44 +20,33 @@ namespace {
 
 std::atomic<uint64_t> next_move_id{1};
 
-// The request whose prepared transfer the calling thread is starting (a hook
-// calling its base class's copy finds the transfer through it), and where a
-// report made meanwhile on this thread waits for start() to return.
-struct StartingRequest {
-  const MoveRequest* request;
-  const MoveTransfer* transfer;
-  std::exception_ptr& outcome;
-  bool& reported;
-};
-thread_local StartingRequest* starting_request = nullptr;
+// The transfer whose start() or copy hook the calling thread is running.
+thread_local const MoveTransfer* current_transfer = nullptr;
 
-class StartingScope {
+// The copy stage's entry: its fault point, then the destination's admission
+// of the calling thread.
+Lease::Admission enter_copy_stage(const MoveTransfer& transfer) {
+  move_fault_point(MoveStage::kCopy);
+  return transfer.destination_lease->admit();
+}
+
+// What a transfer runs under, on the thread running it, from the copy stage
+// on: the fault stage kCopy passed, the destination's lease admitting the
+// thread, current_move_transfer() naming the transfer, grad mode off (a
+// transfer's operations record no node).
+class RunningTransfer {
  public:
-  explicit StartingScope(StartingRequest& starting) : previous_(starting_request) {
-    starting_request = &starting;
-  }
-  ~StartingScope() { starting_request = previous_; }
-  StartingScope(const StartingScope&) = delete;
-  StartingScope& operator=(const StartingScope&) = delete;
+  explicit RunningTransfer(const MoveTransfer& transfer)
+      : admitted_(enter_copy_stage(transfer)),
+        previous_(std::exchange(current_transfer, &transfer)) {}
+  ~RunningTransfer() { current_transfer = previous_; }
+  RunningTransfer(const RunningTransfer&) = delete;
+  RunningTransfer& operator=(const RunningTransfer&) = delete;
 
  private:
-  StartingRequest* previous_;
-};
-
-// A move operation (the legacy registry's, or the fallback) as the request's
-// prepared transfer: its copy hook, reported synchronously.
-class OperationTransfer final : public PreparedTransfer {
- public:
-  explicit OperationTransfer(std::shared_ptr<MoveOperation> operation)
-      : operation_(std::move(operation)) {}
-  void start(const MoveTransfer& transfer, TransferDone done) override {
-    operation_->start(transfer, std::move(done));
-  }
-  bool runs_on_worker() const override { return operation_->runs_on_worker(); }
-  bool stages_destination() const override { return operation_->stages_destination(); }
-
- private:
-  std::shared_ptr<MoveOperation> operation_;
+  Lease::Admission admitted_;
+  const MoveTransfer* previous_;
+  autograd::GradModeGuard records_nothing_{false};
 };
 
 void validate_destination(const Carrier& source, const Carrier& destination, const DType& dtype) {
@@ -80,18 +69,10 @@ void validate_destination(const Carrier& source, const Carrier& destination, con
 
 }  // namespace
 
-const MoveTransfer* current_move_transfer() noexcept {
-  return starting_request == nullptr ? nullptr : starting_request->transfer;
-}
+const MoveTransfer* current_move_transfer() noexcept { return current_transfer; }
 
 void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer) {
-  move_fault_point(MoveStage::kCopy);
-  const Lease::Admission admitted = transfer.destination_lease->admit();
-  std::exception_ptr outcome;
-  bool reported = false;
-  StartingRequest starting{nullptr, &transfer, outcome, reported};
-  const StartingScope scope(starting);
-  const autograd::GradModeGuard provider_records_nothing(false);
+  const RunningTransfer running(transfer);
   operation.copy(transfer);
 }
 
@@ -142,16 +123,24 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   }
   move_fault_point(MoveStage::kValidation);
 
+  MoveTransfer& transfer = request->transfer_;
+  transfer = MoveTransfer{.route = route.route,
+                          .tensor = tensor,
+                          .source = source.carrier,
+                          .destination = destination,
+                          .offset = source.offset,
+                          .element_count = cosize,
+                          .source_alignment = source.carrier->io_alignment(),
+                          .source_block_size = source.carrier->io_block_size(),
+                          .destination_alignment = destination->io_alignment(),
+                          .destination_block_size = destination->io_block_size()};
   if (route.route != nullptr) {
-    request->prepared_ = route.route->provider->prepare(
-        TransferRequest{route.route, tensor, source.carrier, destination, source.offset, cosize,
-                        source.carrier->io_alignment(), source.carrier->io_block_size(),
-                        destination->io_alignment(), destination->io_block_size()});
+    request->prepared_ = route.route->provider->prepare(transfer);
     if (request->prepared_ == nullptr) {
       throw TypeError("move: " + request->transfer_name() + " prepared nothing");
     }
   } else {
-    request->prepared_ = std::make_shared<OperationTransfer>(std::move(operation));
+    request->prepared_ = std::move(operation);
   }
   move_fault_point(MoveStage::kRoutePreparation);
 
@@ -165,11 +154,11 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   const bool stages = request->prepared_->stages_destination();
   if (allocate && !stages) request->destination_lease_->allocate(cosize);
 
-  request->transfer_ =
-      MoveTransfer{tensor, destination,
-                   // made at the commit when staged: the destination holds no slots yet
-                   stages ? nullptr : Tensor::make(destination, source.layout, 0), cosize,
-                   &*request->destination_lease_, stages ? &request->staged_ : nullptr};
+  transfer.source_lease = &*request->source_lease_;
+  transfer.destination_lease = &*request->destination_lease_;
+  // Made at the commit when staged: the destination holds no slots yet.
+  if (!stages) transfer.output = Tensor::make(destination, source.layout, 0);
+  if (stages) transfer.staged = &request->staged_;
   move_fault_point(MoveStage::kSubmission);
   request->profile_ = std::move(profile);
   request->profile_.submitted(
@@ -184,40 +173,31 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
 }
 
 void MoveRequest::run() noexcept {
-  std::exception_ptr outcome;
-  bool reported = false;
-  // Outlives start(): a provider that throws without reporting fails the move
-  // with its exception, not with the report of a dropped completion.
-  const TransferDone done(std::make_shared<TransferDone::State>(shared_from_this()));
-  try {
-    move_fault_point(MoveStage::kCopy);
-    const Lease::Admission admitted = destination_lease_->admit();
-    StartingRequest starting{this, &transfer_, outcome, reported};
-    const StartingScope scope(starting);
-    const autograd::GradModeGuard provider_records_nothing(false);
-    prepared_->start(transfer_, done);
-  } catch (...) {
-    if (!reported) {
-      outcome = std::current_exception();
-      reported = true;
+  {
+    // Outlives start(): a transfer that throws without reporting fails the
+    // move with its exception, not with the report of a dropped completion.
+    const TransferDone done(std::make_shared<TransferDone::State>(shared_from_this()));
+    try {
+      const RunningTransfer running(transfer_);
+      prepared_->start(transfer_, done);
+    } catch (...) {
+      report(std::current_exception());
     }
   }
-  if (reported) commit(outcome);
+  arrive();  // start returned
 }
 
 void MoveRequest::report(std::exception_ptr error) noexcept {
-  if (starting_request != nullptr && starting_request->request == this) {
-    if (!starting_request->reported) {
-      starting_request->outcome = std::move(error);
-      starting_request->reported = true;
-    }
-    return;
-  }
-  commit(std::move(error));
+  if (reported_.exchange(true)) return;
+  outcome_ = std::move(error);
+  arrive();  // done
+}
+
+void MoveRequest::arrive() noexcept {
+  if (pending_parties_.fetch_sub(1, std::memory_order_acq_rel) == 1) commit(std::move(outcome_));
 }
 
 void MoveRequest::commit(std::exception_ptr error) noexcept {
-  if (committed_.exchange(true)) return;
   if (error == nullptr) {
     try {
       move_fault_point(MoveStage::kCompletion);
@@ -283,12 +263,12 @@ class TransferDone::State {
   explicit State(std::shared_ptr<MoveRequest> request) : request_(std::move(request)) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
-  // Reports a drop only for a request not committed yet: a transfer whose
-  // start() threw was committed with that exception by run(), which still
-  // holds this state's last copy afterwards.
+  // Reports a drop, which the request ignores when an outcome was reported
+  // (a transfer whose start() threw reported that exception through run(),
+  // which still holds this state's last copy afterwards).
   ~State() {
     const std::shared_ptr<MoveRequest> request = take();
-    if (request != nullptr && !request->committed_.load()) {
+    if (request != nullptr && !request->reported_.load()) {
       request->report(std::make_exception_ptr(
           RuntimeError("move: " + request->transfer_name() + " dropped the transfer of " +
                        request->name() + " without reporting its outcome")));

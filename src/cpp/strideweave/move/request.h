@@ -34,10 +34,11 @@
 // version incremented once by the allocation): allocation happens only after
 // both pins are held, and a failed allocation allocates nothing.
 //
-// Terminal commit, exactly once, on the thread that reports the transfer's
-// outcome (the one running it, or for an asynchronous provider whichever
-// thread reports it). Success is checked first (result validation: the
-// destination is live and holds the cosize slots); then
+// Terminal commit, exactly once, when both "start returned" and "done" (the
+// transfer's report) have happened: a two-party latch, on the thread that
+// arrives last (the one running start(), or for an asynchronous transfer
+// whichever thread reports its outcome after start() returned). Success is checked first (result
+// validation: the destination is live and holds the cosize slots); then
 //   success: the destination's pin ends and its version increments by
 //     exactly one (the move's writes count as one mutation, also when there
 //     were none), the source is released through its lease (its version
@@ -60,9 +61,10 @@
 
 #include "strideweave/autograd/node.h"
 #include "strideweave/carrier/carrier.h"
-#include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"
+#include "strideweave/move/route.h"
+#include "strideweave/move/transfer.h"
 #include "strideweave/profiling/profiler.h"
 #include "strideweave/tensor/tensor.h"
 
@@ -87,9 +89,12 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   friend class TransferDone::State;
   MoveRequest() = default;
   void run() noexcept;
-  // Records the transfer's outcome: deferred to run() when reported on the
-  // thread inside start(), else the terminal commit at once.
+  // Records the transfer's outcome (the first report wins; later ones are
+  // ignored), then arrives at the commit latch as "done".
   void report(std::exception_ptr error) noexcept;
+  // One party of the commit latch ("start returned" or "done") arrives; the
+  // last of the two commits.
+  void arrive() noexcept;
   void commit(std::exception_ptr error) noexcept;
   // "the provider of route ...", "the move operation ...": for messages only.
   std::string transfer_name() const;
@@ -98,15 +103,19 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
 
   std::string name_;
   MoveRoute route_;  // what runs the transfer
-  std::shared_ptr<PreparedTransfer> prepared_;
+  // The transfer's context: filled at validation, given the leases below,
+  // the output and the staging slot once both pins are held.
   MoveTransfer transfer_;
+  std::shared_ptr<PreparedTransfer> prepared_;  // the operation, or what the provider prepared
   std::optional<Lease> source_lease_;
   std::optional<Lease> destination_lease_;
   // The value a staging transfer built (PreparedTransfer::stages_destination),
   // installed in the destination at a successful commit.
   std::shared_ptr<StagedValue> staged_;
   std::shared_ptr<autograd::Node> node_;  // attached to the output at a successful commit
-  std::atomic<bool> committed_{false};
+  std::atomic<int> pending_parties_{2};   // of the commit latch: "start returned" and "done"
+  std::atomic<bool> reported_{false};
+  std::exception_ptr outcome_;  // set by the first report, before it arrives
   // Its submission and completion events (operation profiling): submitted
   // just before the transfer is submitted, completed at the terminal commit
   // before the outcome is recorded.

@@ -38,7 +38,7 @@ class SpanProvider : public TransferProvider {
  public:
   explicit SpanProvider(bool asynchronous = false) : asynchronous_(asynchronous) {}
 
-  std::shared_ptr<PreparedTransfer> prepare(const TransferRequest& request) override {
+  std::shared_ptr<PreparedTransfer> prepare(const MoveTransfer& request) override {
     ++prepared;
     seen_offset = request.offset;
     seen_count = request.element_count;
@@ -177,7 +177,7 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
      clause1__a_provider_refusal_changes_nothing) {
   class Refusing : public TransferProvider {
    public:
-    std::shared_ptr<PreparedTransfer> prepare(const TransferRequest& request) override {
+    std::shared_ptr<PreparedTransfer> prepare(const MoveTransfer& request) override {
       throw ValueError("Refusing: offset " + std::to_string(request.offset) + " is not aligned");
     }
   };
@@ -218,7 +218,7 @@ TEST(interop_movement__one_asynchronous_move_publishes_at_one_terminal_boundary,
   class Dropping : public TransferProvider {
    public:
     explicit Dropping(bool throws) : throws_(throws) {}
-    std::shared_ptr<PreparedTransfer> prepare(const TransferRequest&) override {
+    std::shared_ptr<PreparedTransfer> prepare(const MoveTransfer&) override {
       return std::make_shared<Transfer>(throws_);
     }
 
