@@ -3,6 +3,7 @@
 #include <mutex>
 #include <utility>
 
+#include "strideweave/carrier/lease.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/legacy_registry.h"

@@ -24,6 +24,7 @@
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/class_descriptor.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/device/queue.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/ops/operation.h"

@@ -60,6 +60,7 @@
 
 #include "strideweave/autograd/node.h"
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"
