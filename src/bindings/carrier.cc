@@ -29,6 +29,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/carrier/metal.h"
 #include "strideweave/compose/builtins.h"
 #include "strideweave/util/error.h"

@@ -12,6 +12,8 @@
 #include "python_exception.h"
 #include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/owner_path.h"
+#include "strideweave/carrier/slot_access.h"
 #include "strideweave/device/emulated.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/move_operation.h"

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "strideweave/carrier/file_io.h"
 #include "strideweave/carrier/temporary_file.h"
 #include "strideweave/util/error.h"
 
@@ -31,15 +32,6 @@ std::atomic<bool> refuse_direct_io{false};
 std::atomic<int> failing_sync{0};
 std::atomic<int64_t> syncs{0};
 
-std::size_t block_itemsize(const DType& dtype) {
-  const std::optional<std::size_t> size = dtype.itemsize();
-  if (!size) {
-    throw TypeError(std::string(kName) + " cannot hold the abstract dtype " + dtype.name() +
-                    ": it has no item size");
-  }
-  return *size;
-}
-
 bool is_power_of_two(int64_t value) { return value > 0 && (value & (value - 1)) == 0; }
 
 std::optional<int64_t> checked_block_size(std::optional<int64_t> block_size) {
@@ -52,31 +44,19 @@ std::optional<int64_t> checked_block_size(std::optional<int64_t> block_size) {
   return block_size;
 }
 
-// The bytes of n slots rounded up to whole blocks; ValueError when they do
-// not fit a file offset.
-int64_t padded_bytes(int64_t n, std::size_t itemsize, int64_t block_size, const DType& dtype) {
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(n, static_cast<int64_t>(itemsize), &bytes) ||
-      __builtin_add_overflow(bytes, block_size - 1, &bytes)) {
-    throw ValueError(std::string(kName) + ": " + std::to_string(n) + " slots of " + dtype.name() +
-                     " need more bytes than a file can hold (at most 2**63 - 1)");
-  }
-  return bytes / block_size * block_size;
-}
-
 // Opens `path` with O_DIRECT, or buffered where the file system refuses
 // O_DIRECT (EINVAL); `direct` says which. OSError naming the path otherwise.
 int open_storage(const std::filesystem::path& path, int flags, bool& direct) {
-  int fd = -1;
-  if (refuse_direct_io.load()) {
-    errno = EINVAL;
-  } else {
-    fd = ::open(path.c_str(), flags | O_DIRECT, 0666);
+  direct = false;
+  if (!refuse_direct_io.load()) {
+    const int fd = ::open(path.c_str(), flags | O_DIRECT, 0666);
+    if (fd >= 0) {
+      direct = true;
+      return fd;
+    }
+    if (errno != EINVAL) throw_os_error(errno, path, std::string(kName) + ": cannot open");
   }
-  direct = fd >= 0;
-  if (fd < 0 && errno == EINVAL) fd = ::open(path.c_str(), flags, 0666);
-  if (fd < 0) throw_os_error(errno, path, std::string(kName) + ": cannot open");
-  return fd;
+  return open_file(kName, path, flags);
 }
 
 // An aligned bounce buffer, grown on demand, at least page-aligned.
@@ -105,6 +85,54 @@ class Bounce {
   std::unique_ptr<std::byte, Free> buffer_;
 };
 
+// A step of a transfer through the bounce buffer: the whole blocks
+// [block, block + size) in `buffer`, of which the transfer covers bytes
+// [pos, pos + take) (its first and last block maybe in part).
+struct BounceStep {
+  int64_t block;
+  std::size_t size;
+  std::byte* buffer;
+  int64_t pos;
+  int64_t take;
+};
+
+// Walks a transfer of bytes [start, start + size) of the storage to or from
+// `memory` (the caller's bytes, the one of `start` first) by the block
+// discipline of the file comment: whole blocks whose bytes in `memory` are
+// aligned to `alignment` go straight, direct(pos, bytes); the rest goes through
+// an aligned bounce buffer, bounced(step), one chunk of at most kBounceBytes at
+// a time. A chunk that starts inside a block ends with that block when
+// `memory` is aligned at the next one, so that the straight path resumes there.
+template <class Direct, class Bounced>
+void walk_blocks(int64_t start, std::size_t size, const std::byte* memory, int64_t block_size,
+                 int64_t alignment, Direct&& direct, Bounced&& bounced) {
+  const int64_t end = start + static_cast<int64_t>(size);
+  const auto aligned = [&](int64_t at) {
+    return reinterpret_cast<std::uintptr_t>(memory + (at - start)) %
+               static_cast<std::uintptr_t>(alignment) ==
+           0;
+  };
+  Bounce bounce(alignment);
+  int64_t pos = start;
+  while (pos < end) {
+    const int64_t block = pos / block_size * block_size;
+    if (pos == block && end - pos >= block_size && aligned(pos)) {
+      const int64_t whole = (end - pos) / block_size * block_size;
+      direct(pos, whole);
+      pos += whole;
+      continue;
+    }
+    const int64_t next = block + block_size;
+    int64_t chunk_end = std::min(block + static_cast<int64_t>(BlockDeviceCarrier::kBounceBytes),
+                                 (end + block_size - 1) / block_size * block_size);
+    if (pos != block && next < end && aligned(next)) chunk_end = next;
+    const auto chunk = static_cast<std::size_t>(chunk_end - block);
+    const int64_t take = std::min(end, chunk_end) - pos;
+    bounced(BounceStep{block, chunk, bounce.get(chunk), pos, take});
+    pos += take;
+  }
+}
+
 }  // namespace
 
 void refuse_direct_io_for_testing(bool refuse) { refuse_direct_io.store(refuse); }
@@ -122,10 +150,10 @@ BlockDeviceCarrier::BlockDeviceCarrier(DType dtype, std::optional<int64_t> n,
                                        std::optional<std::filesystem::path> path,
                                        std::optional<int64_t> block_size,
                                        std::optional<std::vector<Value>> values, bool mutable_)
-    : Carrier(std::move(dtype), mutable_), itemsize_(block_itemsize(this->dtype())) {
+    : FileCarrier(kName, std::move(dtype), mutable_) {
   const int64_t count = initial_slot_count(kName, n, values);
   checked_block_size(block_size);
-  padded_bytes(count, itemsize_, block_size.value_or(kPageBytes), this->dtype());
+  file_bytes(kName, count, itemsize_, block_size.value_or(kPageBytes), this->dtype());
   std::vector<std::byte> encoded;
   if (values) {
     encoded.resize(static_cast<std::size_t>(count) * itemsize_);
@@ -164,7 +192,7 @@ BlockDeviceCarrier::BlockDeviceCarrier(DType dtype, std::optional<int64_t> n,
                        " is not a multiple of the direct-I/O offset alignment " +
                        std::to_string(offset_alignment) + " of " + quoted(path_));
     }
-    const int64_t bytes = padded_bytes(count, itemsize_, block_size_, this->dtype());
+    const int64_t bytes = file_bytes(kName, count, itemsize_, block_size_, this->dtype());
     if (read_only) {
       if (static_cast<int64_t>(info.stx_size) < count * static_cast<int64_t>(itemsize_)) {
         throw ValueError(std::string(kName) + ": the file " + quoted(path_) + " holds " +
@@ -188,8 +216,6 @@ BlockDeviceCarrier::BlockDeviceCarrier(DType dtype, std::optional<int64_t> n,
   initialize_slots(count);
 }
 
-BlockDeviceCarrier::~BlockDeviceCarrier() { close_file(); }
-
 std::shared_ptr<Carrier> BlockDeviceCarrier::new_like() const {
   const std::filesystem::path directory =
       block_device_ ? temporary_directory() : path_.parent_path();
@@ -207,15 +233,8 @@ std::shared_ptr<Carrier> BlockDeviceCarrier::new_like() const {
   }
 }
 
-void BlockDeviceCarrier::close_file() noexcept {
-  if (fd_ < 0) return;
-  ::close(fd_);
-  fd_ = -1;
-  if (temporary_) remove_temporary_file(path_);
-}
-
 void BlockDeviceCarrier::resize(int64_t n) const {
-  const int64_t bytes = padded_bytes(n, itemsize_, block_size_, dtype());
+  const int64_t bytes = file_bytes(kName, n, itemsize_, block_size_, dtype());
   if (block_device_) {
     uint64_t capacity = 0;
     if (::ioctl(fd_, BLKGETSIZE64, &capacity) != 0) {
@@ -229,10 +248,7 @@ void BlockDeviceCarrier::resize(int64_t n) const {
     }
     return;
   }
-  if (::ftruncate(fd_, bytes) != 0) {
-    throw_os_error(errno, path_,
-                   label() + " cannot resize to " + std::to_string(n) + " slots its file");
-  }
+  resize_file(fd_, path_, bytes, label(), n);
 }
 
 std::string BlockDeviceCarrier::byte_span(int64_t start, std::size_t size) const {
@@ -250,153 +266,63 @@ void BlockDeviceCarrier::fail_io(int error, const char* what, int64_t start,
 
 std::size_t BlockDeviceCarrier::read_blocks(int64_t start, std::byte* buffer,
                                             std::size_t size) const {
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t got = ::pread(fd_, buffer + done, size - done,
-                                static_cast<off_t>(start) + static_cast<off_t>(done));
-    if (got > 0) {
-      done += static_cast<std::size_t>(got);
-    } else if (got == 0) {
-      break;
-    } else if (errno != EINTR) {
-      fail_io(errno, "read", start, size);
-    }
-  }
-  return done;
+  const FileTransfer read = read_at(fd_, start, buffer, size);
+  if (read.error != 0) fail_io(read.error, "read", start, size);
+  return read.done;
 }
 
 void BlockDeviceCarrier::write_blocks(int64_t start, const std::byte* buffer,
                                       std::size_t size) const {
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t put = ::pwrite(fd_, buffer + done, size - done,
-                                 static_cast<off_t>(start) + static_cast<off_t>(done));
-    if (put > 0) {
-      done += static_cast<std::size_t>(put);
-    } else if (put == 0) {
-      fail_io(EIO, "write", start, size);
-    } else if (errno != EINTR) {
-      fail_io(errno, "write", start, size);
-    }
-  }
+  const FileTransfer written = write_at(fd_, start, buffer, size);
+  if (written.error != 0) fail_io(written.error, "write", start, size);
 }
 
 void BlockDeviceCarrier::read_bytes(int64_t start, std::byte* out, std::size_t size) const {
-  const int64_t end = start + static_cast<int64_t>(size);
-  const auto aligned = [&](int64_t at) {
-    return reinterpret_cast<std::uintptr_t>(out + (at - start)) %
-               static_cast<std::uintptr_t>(alignment_) ==
-           0;
-  };
   const auto short_read = [&](int64_t at) {
-    throw RuntimeError(label() + ": its file " + quoted(path_) + " ends at byte " +
-                       std::to_string(at) + ", inside its slots " + byte_span(start, size) +
-                       " (shortened outside StrideWeave)");
+    throw_file_shortened(label(), path_, at, byte_span(start, size));
   };
-  Bounce bounce(alignment_);
-  int64_t pos = start;
-  while (pos < end) {
-    const int64_t block = pos / block_size_ * block_size_;
-    if (pos == block && end - pos >= block_size_ && aligned(pos)) {
-      const int64_t whole = (end - pos) / block_size_ * block_size_;
-      const std::size_t got =
-          read_blocks(pos, out + (pos - start), static_cast<std::size_t>(whole));
-      if (static_cast<int64_t>(got) < whole) short_read(pos + static_cast<int64_t>(got));
-      pos += whole;
-      continue;
-    }
-    const int64_t next = block + block_size_;
-    int64_t chunk_end = std::min(block + static_cast<int64_t>(kBounceBytes),
-                                 (end + block_size_ - 1) / block_size_ * block_size_);
-    if (pos != block && next < end && aligned(next)) chunk_end = next;
-    const auto chunk = static_cast<std::size_t>(chunk_end - block);
-    std::byte* buffer = bounce.get(chunk);
-    const std::size_t got = read_blocks(block, buffer, chunk);
-    const int64_t take = std::min(end, chunk_end) - pos;
-    if (static_cast<int64_t>(got) < pos - block + take)
-      short_read(block + static_cast<int64_t>(got));
-    std::memcpy(out + (pos - start), buffer + (pos - block), static_cast<std::size_t>(take));
-    pos += take;
-  }
+  walk_blocks(
+      start, size, out, block_size_, alignment_,
+      [&](int64_t pos, int64_t whole) {
+        const std::size_t got =
+            read_blocks(pos, out + (pos - start), static_cast<std::size_t>(whole));
+        if (static_cast<int64_t>(got) < whole) short_read(pos + static_cast<int64_t>(got));
+      },
+      [&](const BounceStep& step) {
+        const std::size_t got = read_blocks(step.block, step.buffer, step.size);
+        if (static_cast<int64_t>(got) < step.pos - step.block + step.take) {
+          short_read(step.block + static_cast<int64_t>(got));
+        }
+        std::memcpy(out + (step.pos - start), step.buffer + (step.pos - step.block),
+                    static_cast<std::size_t>(step.take));
+      });
 }
 
 void BlockDeviceCarrier::write_bytes(int64_t start, const std::byte* in, std::size_t size) {
   const int64_t end = start + static_cast<int64_t>(size);
-  const auto aligned = [&](int64_t at) {
-    return reinterpret_cast<std::uintptr_t>(in + (at - start)) %
-               static_cast<std::uintptr_t>(alignment_) ==
-           0;
-  };
-  Bounce bounce(alignment_);
   // Reads the block at `at` into `into` for a read-modify-write; past the end
   // of a file shortened outside StrideWeave it reads zero.
   const auto read_block = [&](int64_t at, std::byte* into) {
     const std::size_t got = read_blocks(at, into, static_cast<std::size_t>(block_size_));
     std::memset(into + got, 0, static_cast<std::size_t>(block_size_) - got);
   };
-  int64_t pos = start;
-  while (pos < end) {
-    const int64_t block = pos / block_size_ * block_size_;
-    if (pos == block && end - pos >= block_size_ && aligned(pos)) {
-      const int64_t whole = (end - pos) / block_size_ * block_size_;
-      write_blocks(pos, in + (pos - start), static_cast<std::size_t>(whole));
-      pos += whole;
-      continue;
-    }
-    const int64_t next = block + block_size_;
-    int64_t chunk_end = std::min(block + static_cast<int64_t>(kBounceBytes),
-                                 (end + block_size_ - 1) / block_size_ * block_size_);
-    if (pos != block && next < end && aligned(next)) chunk_end = next;
-    const auto chunk = static_cast<std::size_t>(chunk_end - block);
-    std::byte* buffer = bounce.get(chunk);
-    if (pos != block) read_block(block, buffer);
-    if (end < chunk_end && (pos == block || chunk_end - block > block_size_)) {
-      read_block(chunk_end - block_size_, buffer + (chunk - static_cast<std::size_t>(block_size_)));
-    }
-    const int64_t take = std::min(end, chunk_end) - pos;
-    std::memcpy(buffer + (pos - block), in + (pos - start), static_cast<std::size_t>(take));
-    write_blocks(block, buffer, chunk);
-    pos += take;
-  }
+  walk_blocks(
+      start, size, in, block_size_, alignment_,
+      [&](int64_t pos, int64_t whole) {
+        write_blocks(pos, in + (pos - start), static_cast<std::size_t>(whole));
+      },
+      [&](const BounceStep& step) {
+        const int64_t chunk_end = step.block + static_cast<int64_t>(step.size);
+        if (step.pos != step.block) read_block(step.block, step.buffer);
+        if (end < chunk_end && (step.pos == step.block || chunk_end - step.block > block_size_)) {
+          read_block(chunk_end - block_size_,
+                     step.buffer + (step.size - static_cast<std::size_t>(block_size_)));
+        }
+        std::memcpy(step.buffer + (step.pos - step.block), in + (step.pos - start),
+                    static_cast<std::size_t>(step.take));
+        write_blocks(step.block, step.buffer, step.size);
+      });
 }
-
-Value BlockDeviceCarrier::do_read(int64_t slot) const {
-  std::vector<std::byte> item(itemsize_);
-  read_bytes(slot * static_cast<int64_t>(itemsize_), item.data(), itemsize_);
-  return decode(dtype(), item.data());
-}
-
-void BlockDeviceCarrier::do_write(int64_t slot, const Value& coerced) {
-  std::vector<std::byte> item(itemsize_);
-  encode(dtype(), coerced, item.data());
-  write_bytes(slot * static_cast<int64_t>(itemsize_), item.data(), itemsize_);
-}
-
-void BlockDeviceCarrier::do_read_range(int64_t first, int64_t count, std::byte* out) const {
-  read_bytes(first * static_cast<int64_t>(itemsize_), out,
-             static_cast<std::size_t>(count) * itemsize_);
-}
-
-void BlockDeviceCarrier::do_write_range(int64_t first, int64_t count, const std::byte* in) {
-  write_bytes(first * static_cast<int64_t>(itemsize_), in,
-              static_cast<std::size_t>(count) * itemsize_);
-}
-
-void BlockDeviceCarrier::do_read_values(int64_t first, int64_t count, Value* out) const {
-  std::vector<std::byte> items(static_cast<std::size_t>(count) * itemsize_);
-  do_read_range(first, count, items.data());
-  for (int64_t i = 0; i < count; ++i) out[i] = decode(dtype(), items.data() + i * itemsize_);
-}
-
-void BlockDeviceCarrier::do_write_values(int64_t first, int64_t count, const Value* coerced) {
-  std::vector<std::byte> items(static_cast<std::size_t>(count) * itemsize_);
-  for (int64_t i = 0; i < count; ++i) encode(dtype(), coerced[i], items.data() + i * itemsize_);
-  do_write_range(first, count, items.data());
-}
-
-void BlockDeviceCarrier::do_allocate(int64_t n) { resize(n); }
-
-void BlockDeviceCarrier::do_release() { close_file(); }
 
 void BlockDeviceCarrier::do_sync() {
   const int injected = failing_sync.exchange(0);

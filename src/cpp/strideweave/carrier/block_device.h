@@ -51,11 +51,11 @@
 #include <string>
 #include <vector>
 
-#include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/file_carrier.h"
 
 namespace strideweave {
 
-class BlockDeviceCarrier : public Carrier {
+class BlockDeviceCarrier : public FileCarrier {
  public:
   // The most bytes one I/O moves through the bounce buffer, and the largest
   // block size (a whole number of blocks of any smaller power of two).
@@ -69,7 +69,6 @@ class BlockDeviceCarrier : public Carrier {
                      std::optional<std::filesystem::path> path = std::nullopt,
                      std::optional<int64_t> block_size = std::nullopt,
                      std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
-  ~BlockDeviceCarrier() override;
 
   static const ClassDescriptor& static_class();
   const ClassDescriptor& carrier_class() const override { return static_class(); }
@@ -90,25 +89,15 @@ class BlockDeviceCarrier : public Carrier {
   int64_t io_block_size() const override { return block_size_; }
 
  protected:
-  Value do_read(int64_t slot) const override;
-  void do_write(int64_t slot, const Value& coerced) override;
-  void do_allocate(int64_t n) override;
-  void do_release() override;
   void do_sync() override;
-  void do_read_range(int64_t first, int64_t count, std::byte* out) const override;
-  void do_write_range(int64_t first, int64_t count, const std::byte* in) override;
-  void do_read_values(int64_t first, int64_t count, Value* out) const override;
-  void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
 
  private:
-  // Closes the storage and removes a temporary file; idempotent.
-  void close_file() noexcept;
   // Sizes a regular file to the blocks of n slots (nothing for a block device,
   // which must already hold them: ValueError otherwise).
-  void resize(int64_t n) const;
+  void resize(int64_t n) const override;
   // Bytes [start, start + size) of the storage, in whole blocks.
-  void read_bytes(int64_t start, std::byte* out, std::size_t size) const;
-  void write_bytes(int64_t start, const std::byte* in, std::size_t size);
+  void read_bytes(int64_t start, std::byte* out, std::size_t size) const override;
+  void write_bytes(int64_t start, const std::byte* in, std::size_t size) override;
   // Whole blocks [start, start + size) (block-aligned) into / from `buffer`
   // (io_alignment()-aligned), looping over short transfers and EINTR. A read
   // may end early at the end of the file: it returns the bytes it read.
@@ -118,14 +107,10 @@ class BlockDeviceCarrier : public Carrier {
   std::string byte_span(int64_t start, std::size_t size) const;
   [[noreturn]] void fail_io(int error, const char* what, int64_t start, std::size_t size) const;
 
-  std::size_t itemsize_;
-  std::filesystem::path path_;
-  bool temporary_ = false;
   bool block_device_ = false;
   bool direct_io_ = false;
   int64_t alignment_ = 1;
   int64_t block_size_ = 1;
-  int fd_ = -1;
 };
 
 // Tests only. While set, opening storage with O_DIRECT is treated as refused

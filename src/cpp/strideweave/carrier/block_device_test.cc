@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "strideweave/carrier/lease.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"
 

@@ -3,16 +3,15 @@
 #include <algorithm>
 #include <utility>
 
-#include "strideweave/layout/runs.h"
+#include "strideweave/carrier/lease.h"
+#include "strideweave/carrier/owner_path.h"
+#include "strideweave/carrier/slot_access.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
 
 namespace {
 std::atomic<uint64_t> next_carrier_id{1};
-
-// The (carrier, pin) admissions the calling thread holds (Lease::Admission).
-thread_local std::vector<std::pair<const Carrier*, uint64_t>> admitted_pins;
 }  // namespace
 
 bool VersionToken::is_current() const {
@@ -58,10 +57,7 @@ void Carrier::require_readable_locked(const char* operation) const {
 }
 
 void Carrier::require_not_being_written_locked(const char* operation) const {
-  if (!pin_refuses_reads_) return;
-  for (const auto& [carrier, pin] : admitted_pins) {
-    if (carrier == this && pin == pin_id_) return;
-  }
+  if (!pin_refuses_reads_ || Lease::Admission::held(this, pin_id_)) return;
   throw RuntimeError(std::string(operation) + " on " + label() + ", which is pinned by " +
                      pinned_by_ + " while it writes the carrier");
 }
@@ -229,58 +225,6 @@ void Carrier::write_range_values_via(const WritePath& path, int64_t first,
   count_write_locked(effective);
 }
 
-void SlotReader::read_range(int64_t first, int64_t count, std::byte* out) const {
-  carrier_.require_itemsize("read");
-  carrier_.require_range_locked(first, count);
-  carrier_.do_read_range(first, count, out);
-}
-
-const std::byte* SlotReader::host_range(int64_t first, int64_t count) const {
-  const std::size_t itemsize = carrier_.require_itemsize("read");
-  carrier_.require_range_locked(first, count);
-  const std::byte* storage = host();
-  return storage == nullptr ? nullptr : storage + static_cast<std::size_t>(first) * itemsize;
-}
-
-void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
-                        const Layout& out_layout) const {
-  const std::size_t itemsize = carrier_.require_itemsize("read");
-  if (const std::byte* storage = host()) {
-    copy_strided(storage, layout, offset, out, out_layout, 0, itemsize);
-    return;
-  }
-  const RunPlan plan(layout, offset);
-  // The image is `out` itself when out_layout arranges it as the runs do (a
-  // compact window read into a compact buffer): one copy, not two.
-  const bool in_place = plan.image_layout() == out_layout;
-  std::vector<std::byte> image(in_place ? 0 : static_cast<std::size_t>(plan.size()) * itemsize);
-  std::byte* cursor = in_place ? out : image.data();
-  plan.for_each_run([&](int64_t first, int64_t count) {
-    read_range(first, count, cursor);
-    cursor += static_cast<std::size_t>(count) * itemsize;
-  });
-  if (!in_place) copy_strided(image.data(), plan.image_layout(), 0, out, out_layout, 0, itemsize);
-}
-
-void SlotReader::read_values(int64_t first, int64_t count, Value* out) const {
-  carrier_.require_range_locked(first, count);
-  carrier_.do_read_values(first, count, out);
-}
-
-std::byte* SlotWriter::host_range(int64_t first, int64_t count) const {
-  const std::size_t itemsize = carrier_.require_itemsize("write");
-  carrier_.require_range_locked(first, count);
-  std::byte* storage = carrier_.do_host_data();
-  return storage == nullptr ? nullptr : storage + static_cast<std::size_t>(first) * itemsize;
-}
-
-void SlotWriter::write_range(int64_t first, int64_t count, const std::byte* in) const {
-  carrier_.require_itemsize("write_range");
-  carrier_.require_range_locked(first, count);
-  validate_encoding(carrier_.dtype_, in, count);
-  if (count > 0) carrier_.do_write_range(first, count, in);
-}
-
 void Carrier::allocate(int64_t n) { allocate_via(WritePath{}, n); }
 
 void Carrier::allocate_via(const WritePath& path, int64_t n) {
@@ -393,10 +337,8 @@ void Carrier::mark_pin_written(uint64_t pin_id) {
 
 Carrier::WritePath Carrier::effective_path_locked(const WritePath& path) const {
   if (path.kind != WritePath::Kind::kPublic || pin_id_ == 0) return path;
-  for (const auto& [carrier, pin] : admitted_pins) {
-    if (carrier == this && pin == pin_id_) {
-      return WritePath{WritePath::Kind::kLease, pin_id_, nullptr};
-    }
+  if (Lease::Admission::held(this, pin_id_)) {
+    return WritePath{WritePath::Kind::kLease, pin_id_, nullptr};
   }
   return path;
 }
@@ -416,104 +358,6 @@ OwnerPath Carrier::owner_path(Carrier& owned) {
   }
   return OwnerPath(*this, owned.shared_from_this());
 }
-
-Lease::Lease(std::shared_ptr<Carrier> carrier, uint64_t pin_id, std::string operation)
-    : carrier_(std::move(carrier)), pin_id_(pin_id), operation_(std::move(operation)) {}
-
-Lease::Lease(Lease&& other) noexcept
-    : carrier_(std::move(other.carrier_)),
-      pin_id_(std::exchange(other.pin_id_, 0)),
-      operation_(other.operation_) {}
-
-Lease& Lease::operator=(Lease&& other) noexcept {
-  if (this != &other) {
-    end();
-    carrier_ = std::move(other.carrier_);
-    pin_id_ = std::exchange(other.pin_id_, 0);
-    operation_ = other.operation_;
-  }
-  return *this;
-}
-
-Lease::~Lease() { end(); }
-
-void Lease::end() noexcept {
-  if (carrier_ == nullptr) return;
-  carrier_->end_pin(pin_id_);
-  carrier_.reset();
-  pin_id_ = 0;
-}
-
-void Lease::release() {
-  Carrier& pinned = carrier();
-  pinned.release_pinned(pin_id_);
-  carrier_.reset();
-  pin_id_ = 0;
-}
-
-void Lease::mark_written() {
-  Carrier& pinned = carrier();
-  pinned.mark_pin_written(pin_id_);
-}
-
-void Lease::sync() {
-  Carrier& pinned = carrier();
-  std::lock_guard lock(pinned.mu_);
-  pinned.require_live_locked(operation_.c_str());
-  pinned.do_sync();
-}
-
-Lease::Admission::Admission(const Carrier* carrier, uint64_t pin_id) {
-  admitted_pins.emplace_back(carrier, pin_id);
-}
-
-Lease::Admission::~Admission() { admitted_pins.pop_back(); }
-
-Lease::Admission Lease::admit() const { return Admission(&carrier(), pin_id_); }
-
-Carrier& Lease::carrier() const {
-  if (carrier_ == nullptr) {
-    throw RuntimeError("the lease of " + operation_ + " has ended");
-  }
-  return *carrier_;
-}
-
-void Lease::write(int64_t slot, const Value& value) {
-  carrier().write_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, slot,
-                      value);
-}
-
-void Lease::write_range(int64_t first, std::span<const std::byte> in) {
-  carrier().write_range_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr},
-                            first, in);
-}
-
-void Lease::write_range_values(int64_t first, std::span<const Value> values) {
-  carrier().write_range_values_via(
-      Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, first, values);
-}
-
-void Lease::allocate(int64_t n) {
-  carrier().allocate_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, n);
-}
-
-Carrier::WritePath OwnerPath::path() const {
-  return Carrier::WritePath{Carrier::WritePath::Kind::kOwner, 0, owner_};
-}
-
-void OwnerPath::write(int64_t slot, const Value& value) { owned_->write_via(path(), slot, value); }
-
-void OwnerPath::write_range(int64_t first, std::span<const std::byte> in) {
-  owned_->write_range_via(path(), first, in);
-}
-
-void OwnerPath::write_range_values(int64_t first, std::span<const Value> values) {
-  owned_->write_range_values_via(path(), first, values);
-}
-
-void OwnerPath::allocate(int64_t n) { owned_->allocate_via(path(), n); }
-
-void OwnerPath::release() { owned_->release_via(path()); }
 
 std::shared_ptr<Carrier> Carrier::owner() const {
   std::lock_guard lock(mu_);

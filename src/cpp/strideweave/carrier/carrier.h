@@ -26,6 +26,13 @@
 // writes its destination through Lease::write_locked, both carriers pinned by
 // that move, and a binary math operation, which reads its operands under both
 // mutexes taken in carrier-id order (docs/threading.md).
+//
+// The types that act on a carrier from outside have headers of their own, one
+// concept each, and this one only forward-declares them: the lease of a pin
+// (lease.h: Lease, Lease::Admission), the owner path (owner_path.h) and the
+// slot access of the locked calls (slot_access.h: SlotReader, SlotWriter, and
+// the definition of read_locked). Each includes this header, never the
+// reverse; Carrier befriends them, as they reach its state and storage hooks.
 #pragma once
 
 #include <atomic>
@@ -166,6 +173,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // that the carrier is live (RuntimeError naming `operation` otherwise): one
   // consistent snapshot of every slot read through the reader. `fn` must not
   // call back into this carrier or run Python. Never changes the version.
+  // Defined in slot_access.h, with SlotReader.
   template <class F>
   void read_locked(const char* operation, F&& fn) const;
 
@@ -354,222 +362,6 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::weak_ptr<Carrier> owner_;
   std::vector<std::shared_ptr<Carrier>> owned_carriers_;
 };
-
-// Slot access inside Carrier::read_locked. Valid only during that call.
-class SlotReader {
- public:
-  // The storage as host memory (slot i at byte itemsize * i), or nullptr.
-  const std::byte* host() const { return carrier_.do_host_data(); }
-
-  // The host memory of slots [first, first + count) (its first slot), or
-  // nullptr when the storage is not host memory. Throws TypeError for a
-  // dtype without an item size, IndexError for a range outside the slots.
-  const std::byte* host_range(int64_t first, int64_t count) const;
-
-  // Slots [first, first + count) in native encoding into `out`. Throws
-  // IndexError for a range outside the slots, TypeError for a dtype without
-  // an item size.
-  void read_range(int64_t first, int64_t count, std::byte* out) const;
-
-  // The values of slots [first, first + count) into `out`; every dtype.
-  void read_values(int64_t first, int64_t count, Value* out) const;
-
-  // The span walker's read: the item of slot offset + layout(i) into item
-  // out_layout(i) of `out`, for every flat index i. Host storage is copied by
-  // the strided kernel; other storage is read one range call per run (a
-  // broadcast's stored slots once) and then arranged by the kernel, or read
-  // straight into `out` when out_layout is the runs' image layout. Throws
-  // TypeError for a dtype without an item size, ValueError when the leaf
-  // extents of the layouts differ. Pre: the window lies within the slots and
-  // `out` holds out_layout's cosize items.
-  void gather(const Layout& layout, int64_t offset, std::byte* out, const Layout& out_layout) const;
-
- private:
-  friend class Carrier;
-  explicit SlotReader(const Carrier& carrier) : carrier_(carrier) {}
-  const Carrier& carrier_;
-};
-
-// Slot access inside Lease::write_locked: the pinned carrier's storage, written
-// in place with its mutex held. Valid only during that call. Writes bypass
-// value conversion (the items must be in the dtype's native encoding, as a
-// carrier of the same dtype stores them) but not the range rules.
-class SlotWriter {
- public:
-  // The host memory of slots [first, first + count) (its first slot), or
-  // nullptr when the storage is not host memory. Throws TypeError for a
-  // dtype without an item size, IndexError for a range outside the slots.
-  std::byte* host_range(int64_t first, int64_t count) const;
-
-  // Stores the `count` natively encoded items at `in` in slots
-  // [first, first + count) with one range write of the storage. Throws
-  // TypeError for a dtype without an item size, IndexError for a range
-  // outside the slots, ValueError naming the item for an encoded Bool that is
-  // neither 0 nor 1 (nothing written then).
-  void write_range(int64_t first, int64_t count, const std::byte* in) const;
-
- private:
-  friend class Lease;
-  explicit SlotWriter(Carrier& carrier) : carrier_(carrier) {}
-  Carrier& carrier_;
-};
-
-// The private write path of the operation pinning a carrier. Move-only. The
-// pin ends exactly once: at end(), at release() or when the last lease object
-// holding it is destroyed, whichever comes first; a moved-from or ended lease
-// holds none. Writes through a lease refuse only a released carrier and a
-// carrier constructed immutable (not its pin, not its ownership).
-//
-// Versions: the writes of one pin count as one mutation. Writes through the
-// lease (and public writes it admits) do not increment the version one by
-// one; when the pin ends, the version increments by exactly one if any of
-// them succeeded, and not at all otherwise.
-//
-// Admission: for the duration of an Admission, the public entry points called
-// on the admitting thread write the pinned carrier as the lease does, so an
-// operation's hook written against the public entry points (a Python
-// MoveOperation._copy, which receives the carrier itself) can fill it; on
-// every other thread, and after the admission, they stay refused.
-class Lease {
- public:
-  Lease(Lease&& other) noexcept;
-  Lease& operator=(Lease&& other) noexcept;
-  Lease(const Lease&) = delete;
-  Lease& operator=(const Lease&) = delete;
-  ~Lease();
-
-  // The pinned carrier. Throws RuntimeError naming the operation once the
-  // lease has ended.
-  Carrier& carrier() const;
-  const std::string& operation() const noexcept { return operation_; }
-  bool active() const noexcept { return carrier_ != nullptr; }
-
-  // The entry points of Carrier, through the lease, with their errors; they
-  // throw RuntimeError naming the operation once the lease has ended.
-  void write(int64_t slot, const Value& value);
-  void write_range(int64_t first, std::span<const std::byte> in);
-  void write_range_values(int64_t first, std::span<const Value> values);
-  void allocate(int64_t n);
-
-  // Ends the pin; later calls do nothing.
-  void end() noexcept;
-
-  // Calls fn(const SlotWriter&) with the pinned carrier's mutex held, after
-  // the checks of a write through the lease (RuntimeError for a released
-  // carrier, one constructed immutable, or an ended lease): one hold of the
-  // lock for a copy into the storage, in place when it is host memory. The
-  // call counts as one write through the lease, also when fn throws (the
-  // slots fn may have written are then unspecified). `fn` must not call back
-  // into this carrier or run Python; it may be called with another carrier's
-  // mutex held only when both carriers are pinned by the same operation,
-  // which takes them in one order (a move: source, then destination).
-  template <class F>
-  void write_locked(F&& fn);
-
-  // For a transfer that staged the carrier's new value in fresh storage: after
-  // the checks of a write through the lease, calls fn() with the pinned
-  // carrier's mutex held, which puts the storage in place (the carrier's own
-  // install entry point: CPU::install, Metal::install), after which the
-  // carrier holds `slots` slots. Counts as one write through the lease. fn
-  // must not throw, call back into this carrier or run Python.
-  template <class F>
-  void install_locked(int64_t slots, F&& fn);
-
-  // Releases the pinned carrier and ends the pin in one step, so no other
-  // caller can act between them (a move releasing its source at its terminal
-  // commit). The version follows the pin rule above; release itself changes
-  // nothing else. Throws RuntimeError naming the operation once the lease has
-  // ended.
-  void release();
-
-  // Counts the pin as having written, so that its end increments the version
-  // even when no write was needed (a move of nothing still publishes a new
-  // value of the destination). Throws RuntimeError naming the operation once
-  // the lease has ended.
-  void mark_written();
-
-  // Makes the pinned carrier's slots durable (Carrier::do_sync, under its
-  // mutex): a move calls it before its terminal commit. Throws RuntimeError
-  // naming the operation once the lease has ended or the carrier is
-  // released, and the storage's OSError.
-  void sync();
-
-  // Marks the calling thread as acting for this lease until destroyed (see
-  // the class comment). Admissions nest; each must be destroyed on the thread
-  // that created it.
-  class Admission {
-   public:
-    ~Admission();
-    Admission(const Admission&) = delete;
-    Admission& operator=(const Admission&) = delete;
-
-   private:
-    friend class Lease;
-    Admission(const Carrier* carrier, uint64_t pin_id);
-  };
-  // Throws RuntimeError naming the operation once the lease has ended.
-  [[nodiscard]] Admission admit() const;
-
- private:
-  friend class Carrier;
-  Lease(std::shared_ptr<Carrier> carrier, uint64_t pin_id, std::string operation);
-
-  std::shared_ptr<Carrier> carrier_;
-  uint64_t pin_id_ = 0;
-  std::string operation_;
-};
-
-// The private write path of a carrier's owner (composite carriers write their
-// parts through it). Writes refuse a released, constructed-immutable or
-// pinned carrier, and a carrier the owner no longer owns; they count in the
-// version like the public entry points.
-class OwnerPath {
- public:
-  void write(int64_t slot, const Value& value);
-  void write_range(int64_t first, std::span<const std::byte> in);
-  void write_range_values(int64_t first, std::span<const Value> values);
-  // Carrier::allocate through the path, with its errors.
-  void allocate(int64_t n);
-  // Carrier::release through the path: idempotent on a released carrier;
-  // throws RuntimeError naming the carrier and the operation holding the pin
-  // while pinned, and when the owner no longer owns it. The ownership stays.
-  void release();
-
- private:
-  friend class Carrier;
-  OwnerPath(const Carrier& owner, std::shared_ptr<Carrier> owned)
-      : owner_(&owner), owned_(std::move(owned)) {}
-  Carrier::WritePath path() const;
-
-  const Carrier* owner_;
-  std::shared_ptr<Carrier> owned_;
-};
-
-template <class F>
-void Carrier::read_locked(const char* operation, F&& fn) const {
-  std::lock_guard lock(mu_);
-  require_readable_locked(operation);
-  fn(SlotReader(*this));
-}
-
-template <class F>
-void Lease::write_locked(F&& fn) {
-  Carrier& pinned = carrier();
-  const Carrier::WritePath path{Carrier::WritePath::Kind::kLease, pin_id_, nullptr};
-  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
-  std::lock_guard lock(pinned.mu_);
-  pinned.require_writable_locked("write", path, owner);
-  pinned.count_write_locked(path);
-  fn(SlotWriter(pinned));
-}
-
-template <class F>
-void Lease::install_locked(int64_t slots, F&& fn) {
-  write_locked([&](const SlotWriter& writer) {
-    fn();
-    writer.carrier_.slots_ = slots;
-  });
-}
 
 // For built-in constructors taking (n, values): the slot count, len(values)
 // when values are given and n otherwise (0 when neither). Throws ValueError

@@ -12,6 +12,8 @@
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/carrier/lease.h"
+#include "strideweave/carrier/owner_path.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "strideweave/carrier/lease.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 #include "strideweave/util/mapped_memory.h"

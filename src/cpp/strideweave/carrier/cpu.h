@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/lease.h"
 
 namespace strideweave {
 

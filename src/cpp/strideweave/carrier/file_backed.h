@@ -40,11 +40,11 @@
 #include <string>
 #include <vector>
 
-#include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/file_carrier.h"
 
 namespace strideweave {
 
-class FileBacked : public Carrier {
+class FileBacked : public FileCarrier {
  public:
   // See the file comment. Throws TypeError for an abstract dtype, ValueError
   // for n < 0, n disagreeing with values, a file size that is not whole items
@@ -53,7 +53,6 @@ class FileBacked : public Carrier {
   FileBacked(DType dtype, std::optional<int64_t> n = std::nullopt,
              std::optional<std::filesystem::path> path = std::nullopt,
              std::optional<std::vector<Value>> values = std::nullopt, bool mutable_ = true);
-  ~FileBacked() override;
 
   static const ClassDescriptor& static_class();
   const ClassDescriptor& carrier_class() const override { return static_class(); }
@@ -67,33 +66,16 @@ class FileBacked : public Carrier {
   // True when the carrier created its file as a temporary file.
   bool is_temporary() const noexcept { return temporary_; }
 
- protected:
-  Value do_read(int64_t slot) const override;
-  void do_write(int64_t slot, const Value& coerced) override;
-  void do_allocate(int64_t n) override;
-  void do_release() override;
-  void do_read_range(int64_t first, int64_t count, std::byte* out) const override;
-  void do_write_range(int64_t first, int64_t count, const std::byte* in) override;
-  void do_read_values(int64_t first, int64_t count, Value* out) const override;
-  void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
-
  private:
-  // Closes the file and removes a temporary one; idempotent.
-  void close_file() noexcept;
   // Makes the file exactly n slots long (ValueError when n slots overflow a
   // file offset, OSError when the system refuses).
-  void resize(int64_t n) const;
-  // Reads / writes `size` bytes starting at slot `first`, looping over short
+  void resize(int64_t n) const override;
+  // Reads / writes `size` bytes starting at byte `start`, looping over short
   // transfers and EINTR; OSError (errno, path) when the system call fails.
-  void read_bytes(int64_t first, std::byte* out, std::size_t size) const;
-  void write_bytes(int64_t first, const std::byte* in, std::size_t size);
+  void read_bytes(int64_t start, std::byte* out, std::size_t size) const override;
+  void write_bytes(int64_t start, const std::byte* in, std::size_t size) override;
   // "[first, first + size / itemsize)" for messages.
   std::string slot_span(int64_t first, std::size_t size) const;
-
-  std::size_t itemsize_;
-  std::filesystem::path path_;
-  bool temporary_ = false;
-  int fd_ = -1;
 };
 
 }  // namespace strideweave

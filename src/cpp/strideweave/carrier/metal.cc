@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "strideweave/carrier/lease.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/device/queue.h"
 
 namespace strideweave {

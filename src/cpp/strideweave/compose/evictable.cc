@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "strideweave/carrier/lease.h"
+#include "strideweave/carrier/owner_path.h"
 #include "strideweave/move/lowered.h"
 #include "strideweave/util/error.h"
 

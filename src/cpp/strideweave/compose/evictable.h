@@ -29,6 +29,7 @@
 #include <string>
 
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/owner_path.h"
 #include "strideweave/move/move_operation.h"
 
 namespace strideweave {

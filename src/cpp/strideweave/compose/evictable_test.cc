@@ -12,6 +12,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/move/request.h"
 #include "strideweave/ops/math.h"

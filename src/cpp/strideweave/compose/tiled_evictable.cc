@@ -6,6 +6,9 @@
 #include <utility>
 
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/lease.h"
+#include "strideweave/carrier/owner_path.h"
+#include "strideweave/carrier/slot_access.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/move/carrier_definition.h"

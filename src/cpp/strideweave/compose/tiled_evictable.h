@@ -61,6 +61,8 @@
 #include <vector>
 
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/lease.h"
+#include "strideweave/carrier/owner_path.h"
 #include "strideweave/exec/core_mutex.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"

@@ -4,13 +4,16 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 
+#include "strideweave/util/env.h"
 #include "strideweave/util/error.h"
 #include "strideweave/util/mapped_memory.h"
 
@@ -205,12 +208,9 @@ void set_emulated_latency(std::chrono::microseconds latency) {
 std::chrono::microseconds emulated_latency() {
   int64_t us = latency_us.load(std::memory_order_relaxed);
   if (us < 0) {
-    us = 0;
-    if (const char* text = std::getenv("STRIDEWEAVE_METAL_LATENCY_US")) {
-      char* end = nullptr;
-      const long long parsed = std::strtoll(text, &end, 10);
-      if (end != text && *end == '\0' && parsed > 0) us = parsed;
-    }
+    us = static_cast<int64_t>(
+        env_integer("STRIDEWEAVE_METAL_LATENCY_US", {.max = INT64_MAX, .clamp_above = true})
+            .value_or(0));
     int64_t expected = -1;
     latency_us.compare_exchange_strong(expected, us);
     us = latency_us.load();

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/slot_access.h"
 
 namespace strideweave {
 namespace {

@@ -2,10 +2,10 @@
 
 #include <pthread.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <string>
 
+#include "strideweave/util/env.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -133,18 +133,14 @@ void set_process_pool_threads(int n) {
 
 std::optional<int> parse_num_threads(const char* text) {
   if (text == nullptr) return std::nullopt;
-  const auto invalid = [&] {
-    return ValueError("STRIDEWEAVE_NUM_THREADS='" + std::string(text) +
-                      "' is not a thread count from 1 to " +
-                      std::to_string(ThreadPool::kMaxThreads));
-  };
-  char* end = nullptr;
-  errno = 0;
-  const long long n = std::strtoll(text, &end, 10);
-  if (end == text || errno == ERANGE) throw invalid();
-  while (*end == ' ' || *end == '\t') ++end;
-  if (*end != '\0' || n < 1 || n > ThreadPool::kMaxThreads) throw invalid();
-  return static_cast<int>(n);
+  const std::optional<uint64_t> n =
+      parse_bounded_integer(text, {.max = ThreadPool::kMaxThreads, .trailing_blanks = true});
+  if (!n || *n < 1) {
+    throw ValueError("STRIDEWEAVE_NUM_THREADS='" + std::string(text) +
+                     "' is not a thread count from 1 to " +
+                     std::to_string(ThreadPool::kMaxThreads));
+  }
+  return static_cast<int>(*n);
 }
 
 }  // namespace strideweave

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "strideweave/carrier/lease.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/legacy_registry.h"

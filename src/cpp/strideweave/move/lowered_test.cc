@@ -13,6 +13,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/request.h"

@@ -11,7 +11,9 @@
 #include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/carrier/metal.h"
+#include "strideweave/carrier/slot_access.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 

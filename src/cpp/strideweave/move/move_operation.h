@@ -25,6 +25,7 @@
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/class_descriptor.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/device/queue.h"
 #include "strideweave/move/transfer.h"
 #include "strideweave/ops/operation.h"

@@ -11,6 +11,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/exec/core_mutex.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "strideweave/autograd/grad_mode.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/move_node.h"

@@ -61,6 +61,7 @@
 
 #include "strideweave/autograd/node.h"
 #include "strideweave/carrier/carrier.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/move/completion.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/route.h"

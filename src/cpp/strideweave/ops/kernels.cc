@@ -9,6 +9,7 @@
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/metal.h"
+#include "strideweave/carrier/slot_access.h"
 #include "strideweave/device/queue.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/layout/runs.h"

@@ -11,6 +11,7 @@
 
 #include "strideweave/backward/engine.h"
 #include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/lease.h"
 #include "strideweave/carrier/metal.h"
 #include "strideweave/device/emulated.h"
 #include "strideweave/ops/kernels.h"

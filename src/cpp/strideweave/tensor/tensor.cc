@@ -5,6 +5,7 @@
 #include <string>
 
 #include "strideweave/autograd/node.h"
+#include "strideweave/carrier/slot_access.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 

@@ -2,11 +2,14 @@
 
 #include <sys/mman.h>
 
-#include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
+
+#include "strideweave/util/env.h"
 
 namespace strideweave {
 
@@ -24,10 +27,9 @@ struct MappedCache {
 MappedCache& cache() {
   static MappedCache* instance = [] {
     auto* made = new MappedCache();  // never destroyed: buffers may be freed at exit
-    if (const char* text = std::getenv("STRIDEWEAVE_HOST_CACHE_BYTES")) {
-      char* end = nullptr;
-      const unsigned long long budget = std::strtoull(text, &end, 10);
-      if (end != text && *end == '\0') made->budget = static_cast<std::size_t>(budget);
+    if (const std::optional<uint64_t> budget =
+            env_integer("STRIDEWEAVE_HOST_CACHE_BYTES", {.max = SIZE_MAX, .clamp_above = true})) {
+      made->budget = static_cast<std::size_t>(*budget);
     }
     return made;
   }();
