@@ -6,6 +6,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/metal.h"
+#include "strideweave/move/metal_move_operation.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/util/error.h"
 

@@ -15,6 +15,7 @@
 #include "strideweave/device/emulated.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/lowered.h"
+#include "strideweave/move/metal_move_operation.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"

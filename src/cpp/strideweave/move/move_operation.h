@@ -2,13 +2,13 @@
 // operation performs its transfer through the copy hook", "A move operation
 // may pin the carrier pair it supports").
 //
-// MoveOperation is the root; the built-ins are ElementwiseMoveOperation
+// MoveOperation is the root; the built-ins here are ElementwiseMoveOperation
 // (unpinned: any pair), CpuToFileBackedMoveOperation (pinned CPU ->
 // FileBacked), FileBackedToCpuMoveOperation (pinned FileBacked -> CPU),
 // CpuToBlockDeviceMoveOperation (pinned CPU -> BlockDeviceCarrier) and
-// BlockDeviceToCpuMoveOperation (pinned BlockDeviceCarrier -> CPU), and the
-// three Metal pairs CpuToMetalMoveOperation, MetalToCpuMoveOperation and
-// MetalToMetalMoveOperation, whose device copies complete asynchronously.
+// BlockDeviceToCpuMoveOperation (pinned BlockDeviceCarrier -> CPU); the three
+// Metal pairs, whose device copies complete asynchronously, are in
+// move/metal_move_operation.h, and move/builtins.h lists them all.
 // Each class has one static ClassDescriptor, created on first use and never
 // destroyed (worker threads may still name it while the process exits), which
 // makes the class's instances; a Python subclass's instance reports the
@@ -20,13 +20,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/class_descriptor.h"
 #include "strideweave/carrier/lease.h"
-#include "strideweave/device/queue.h"
 #include "strideweave/move/transfer.h"
 #include "strideweave/ops/operation.h"
 #include "strideweave/tensor/tensor.h"
@@ -165,84 +163,19 @@ class BlockDeviceToCpuMoveOperation : public MoveOperation {
   bool runs_on_worker() const override { return true; }
 };
 
-// The three Metal pairs: the complete physical span [offset, offset + cosize)
-// of the source, holes included, with one device copy command (upload,
-// download or device-to-device) submitted to the Metal queue.
-//
-// start() stages the value (stages_destination): it copies into fresh
-// storage allocated without zeroing (Metal::allocate_storage,
-// CPU::allocate_storage) and returns; the move completes when the command's
-// event does (on the queue's completion thread, after synchronize()), so host
-// values are never decoded, nor a Metal source released, before its pending
-// work finished. The move installs the staged value at its terminal commit: a
-// Metal destination, and an empty CPU one, take the fresh storage itself
-// (Metal::install, CPU::install); a sized CPU destination receives one memcpy
-// of the span. A failure at allocation, copy or synchronization therefore
-// changes nothing in the destination: not its slots, not its version, and an
-// empty destination stays empty (spec/interop-movement, "Metal movement
-// preserves the complete Tensor value boundary"). A sized Metal destination
-// holding more slots than the span keeps the rest: the staged buffer receives
-// them by a device copy first.
-//
-// copy() writes the destination in place, starts and waits (lowered transfers
-// and a subclass calling its base class's copy): the CPU source is pinned
-// readable by the move, a CPU destination written through
-// Lease::write_locked, a Metal one counted written at submission.
-class MetalMoveOperation : public MoveOperation {
- public:
-  void start(const MoveTransfer& transfer, TransferDone done) override;
-  void copy(const MoveTransfer& transfer) override;
-  // Metal::supports: Float32, Int32, Bool.
-  bool supports_dtype(const DType& dtype) const override;
-  bool stages_destination() const override { return true; }
-
- protected:
-  // What submit() submitted: the copy's event, the event of a command buffer
-  // submitted before it whose failure fails the move too (or null), and the
-  // staged value (null when not staging).
-  struct Submission {
-    device::EventRef event;
-    device::EventRef earlier;
-    std::shared_ptr<StagedValue> staged;
+// The static descriptor of the built-in move-operation class Operation named
+// `name`, whose maker makes an Operation: for the static_class() of built-ins
+// only. Created on first use and never destroyed (worker threads may still
+// name it while the process exits).
+template <class Operation>
+const ClassDescriptor& builtin_operation_class(std::string name, const ClassDescriptor* parent,
+                                               const ClassDescriptor* source,
+                                               const ClassDescriptor* destination) {
+  constexpr ClassDescriptor::OperationMaker make = [](const ClassDescriptor&) {
+    return std::shared_ptr<MoveOperation>(std::make_shared<Operation>());
   };
-  // Submits the span copy of `transfer`: into fresh storage when `stage`,
-  // else into the destination in place.
-  virtual Submission submit(const MoveTransfer& transfer, bool stage) const = 0;
-};
-
-// The built-in operation for (CPU, Metal): an upload.
-class CpuToMetalMoveOperation : public MetalMoveOperation {
- public:
-  static const ClassDescriptor& static_class();
-  const ClassDescriptor& operation_class() const override { return static_class(); }
-
- protected:
-  Submission submit(const MoveTransfer& transfer, bool stage) const override;
-};
-
-// The built-in operation for (Metal, CPU): a download.
-class MetalToCpuMoveOperation : public MetalMoveOperation {
- public:
-  static const ClassDescriptor& static_class();
-  const ClassDescriptor& operation_class() const override { return static_class(); }
-
- protected:
-  Submission submit(const MoveTransfer& transfer, bool stage) const override;
-};
-
-// The built-in operation for (Metal, Metal): a device-to-device copy.
-class MetalToMetalMoveOperation : public MetalMoveOperation {
- public:
-  static const ClassDescriptor& static_class();
-  const ClassDescriptor& operation_class() const override { return static_class(); }
-
- protected:
-  Submission submit(const MoveTransfer& transfer, bool stage) const override;
-};
-
-// The static descriptors of every built-in move-operation class, the root
-// MoveOperation first. Each makes its own instances (ClassDescriptor::
-// make_operation); the root's copy hook throws NotImplementedError.
-std::span<const ClassDescriptor* const> builtin_move_operation_classes();
+  return *ClassDescriptor::move_operation(std::move(name), parent, source, destination, make)
+              .release();
+}
 
 }  // namespace strideweave

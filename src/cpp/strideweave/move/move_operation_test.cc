@@ -13,6 +13,8 @@
 #include "strideweave/carrier/generic.h"
 #include "strideweave/carrier/lease.h"
 #include "strideweave/exec/core_mutex.h"
+#include "strideweave/move/builtins.h"
+#include "strideweave/move/metal_move_operation.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"
 
