@@ -18,6 +18,7 @@
 #include "layout_generators.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/request.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"

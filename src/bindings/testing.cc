@@ -16,6 +16,7 @@
 #include "strideweave/carrier/slot_access.h"
 #include "strideweave/device/emulated.h"
 #include "strideweave/exec/thread_pool.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
 #include "strideweave/profiling/profiler.h"

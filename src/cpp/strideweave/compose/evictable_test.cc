@@ -14,6 +14,7 @@
 #include "strideweave/carrier/generic.h"
 #include "strideweave/carrier/lease.h"
 #include "strideweave/layout/layout.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/request.h"
 #include "strideweave/ops/math.h"
 #include "strideweave/tensor/tensor.h"

@@ -10,6 +10,7 @@
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/move/carrier_definition.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
 #include "testing/expect_error.h"

@@ -62,8 +62,7 @@ void lowered_transfer(MoveOperation& operation, const std::string& name,
   std::shared_ptr<const Tensor> tensor = Tensor::make(source, Layout(IntTuple(count)), first);
   Lease source_lease = source->pin(name);
   Lease destination_lease = destination->pin(name, Carrier::PinAccess::kWriting);
-  move_fault_point(MoveStage::kAllocation);
-  if (held == 0 && count > 0) destination_lease.allocate(count);
+  allocation_stage(destination_lease, held == 0 && count > 0, count);
   const MoveTransfer transfer{.tensor = std::move(tensor),
                               .source = source,
                               .destination = destination,

@@ -15,6 +15,7 @@
 #include "strideweave/carrier/generic.h"
 #include "strideweave/carrier/lease.h"
 #include "strideweave/move/carrier_definition.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/request.h"
 #include "strideweave/profiling/profiler.h"

@@ -13,6 +13,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/metal.h"
 #include "strideweave/device/emulated.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/legacy_registry.h"
 #include "strideweave/move/lowered.h"
 #include "strideweave/move/metal_move_operation.h"

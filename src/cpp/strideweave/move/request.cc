@@ -1,6 +1,5 @@
 #include "strideweave/move/request.h"
 
-#include <array>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -77,6 +76,11 @@ void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer) {
   operation.copy(transfer);
 }
 
+void allocation_stage(Lease& destination, bool allocate, int64_t slots) {
+  move_fault_point(MoveStage::kAllocation);
+  if (allocate) destination.allocate(slots);
+}
+
 const Subtensor& validate_move_source(const Tensor& tensor) {
   const Subtensor& source = tensor.subtensor("move");
   const Carrier& carrier = *source.carrier;
@@ -149,11 +153,10 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   request->source_lease_.emplace(source.carrier->pin(request->name_));
   request->destination_lease_.emplace(
       destination->pin(request->name_, Carrier::PinAccess::kWriting));
-  move_fault_point(MoveStage::kAllocation);
   // A staging transfer allocates storage of its own; the destination receives
   // it at the commit.
   const bool stages = request->prepared_->stages_destination();
-  if (allocate && !stages) request->destination_lease_->allocate(cosize);
+  allocation_stage(*request->destination_lease_, allocate && !stages, cosize);
 
   transfer.source_lease = &*request->source_lease_;
   transfer.destination_lease = &*request->destination_lease_;
@@ -291,76 +294,5 @@ class TransferDone::State {
 };
 
 void TransferDone::operator()(std::exception_ptr error) const { state_->report(std::move(error)); }
-
-// Fault injection ---------------------------------------------------------------
-
-namespace {
-
-struct ArmedFaults {
-  std::mutex mu;
-  std::array<std::exception_ptr, kMoveStages> errors;
-};
-
-ArmedFaults& armed_faults() {
-  static ArmedFaults* faults = new ArmedFaults();  // never destroyed: workers may check it at exit
-  return *faults;
-}
-
-std::atomic<int> armed_count{0};
-
-}  // namespace
-
-void move_fault_point(MoveStage stage) {
-  if (armed_count.load(std::memory_order_relaxed) == 0) return;
-  std::exception_ptr error;
-  {
-    ArmedFaults& faults = armed_faults();
-    std::lock_guard lock(faults.mu);
-    error = std::exchange(faults.errors[static_cast<std::size_t>(stage)], nullptr);
-    if (error != nullptr) --armed_count;
-  }
-  if (error != nullptr) std::rethrow_exception(error);
-}
-
-const char* move_stage_name(MoveStage stage) noexcept {
-  switch (stage) {
-    case MoveStage::kValidation:
-      return "validation";
-    case MoveStage::kRoutePreparation:
-      return "route preparation";
-    case MoveStage::kAllocation:
-      return "allocation";
-    case MoveStage::kSubmission:
-      return "submission";
-    case MoveStage::kCopy:
-      return "copy";
-    case MoveStage::kCompletion:
-      return "completion";
-    case MoveStage::kResultValidation:
-      return "result validation";
-  }
-  return "unknown";
-}
-
-void inject_move_fault(MoveStage stage, std::exception_ptr error) {
-  if (error == nullptr) throw ValueError("inject_move_fault: the fault needs an exception");
-  ArmedFaults& faults = armed_faults();
-  std::lock_guard lock(faults.mu);
-  std::exception_ptr& slot = faults.errors[static_cast<std::size_t>(stage)];
-  if (slot == nullptr) ++armed_count;
-  slot = std::move(error);
-}
-
-int clear_move_faults() noexcept {
-  ArmedFaults& faults = armed_faults();
-  std::lock_guard lock(faults.mu);
-  int unfired = 0;
-  for (std::exception_ptr& slot : faults.errors) {
-    if (slot != nullptr) ++unfired;
-    slot = nullptr;
-  }
-  armed_count = 0;
-  return unfired;
-}
 
 }  // namespace strideweave

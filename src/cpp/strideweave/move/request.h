@@ -63,6 +63,7 @@
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/lease.h"
 #include "strideweave/move/completion.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/route.h"
 #include "strideweave/move/transfer.h"
@@ -140,32 +141,9 @@ const MoveTransfer* current_move_transfer() noexcept;
 // propagates.
 void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer);
 
-// Test hook (fault injection): the stages of a move, in order. A fault at
-// kValidation .. kSubmission is raised by initiate(); one at kCopy ..
-// kResultValidation becomes the terminal failure. A lowered transfer
-// (move/lowered.h) passes kAllocation and kCopy and raises their faults.
-enum class MoveStage {
-  kValidation,        // after the validation table passed
-  kRoutePreparation,  // after the route resolved and its provider prepared
-  kAllocation,        // in place of the destination's allocation (always reached)
-  kSubmission,        // in place of submitting the transfer
-  kCopy,              // as the transfer starts, on the thread running it
-  kCompletion,        // as a successful transfer's outcome is committed
-  kResultValidation,  // after the result passed its validation
-};
-inline constexpr int kMoveStages = 7;
-
-// "validation", "route preparation", ...: the stage's name in messages.
-const char* move_stage_name(MoveStage stage) noexcept;
-
-// Arms a fault: the next move to reach `stage` throws `error` (non-null)
-// there, once. Arming a stage again replaces its fault. For tests; every
-// move checks one atomic counter when nothing is armed.
-void inject_move_fault(MoveStage stage, std::exception_ptr error);
-// Throws the fault armed for `stage`, if any, disarming it: every move
-// execution, public or lowered, passes its stages through here.
-void move_fault_point(MoveStage stage);
-// Disarms every stage; returns how many faults were armed and never fired.
-int clear_move_faults() noexcept;
+// The allocation stage of a move, public or lowered: its fault point
+// (MoveStage::kAllocation, always reached), then, when `allocate`, the
+// allocation of the empty destination to `slots` slots through its lease.
+void allocation_stage(Lease& destination, bool allocate, int64_t slots);
 
 }  // namespace strideweave

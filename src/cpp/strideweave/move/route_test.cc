@@ -15,6 +15,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/move/carrier_definition.h"
+#include "strideweave/move/faults.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
 #include "testing/classed_carrier.h"
