@@ -108,12 +108,6 @@ void copy_values(const MoveTransfer& transfer, const Layout& footprint) {
   });
 }
 
-// The whole physical span [offset, offset + cosize), holes included.
-void copy_span(const MoveTransfer& transfer) {
-  const Subtensor& source = transfer.tensor->subtensor("move");
-  copy_stored(transfer, Layout(transfer.element_count), *source.carrier->dtype().itemsize());
-}
-
 }  // namespace
 
 void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
@@ -126,13 +120,11 @@ void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
   }
 }
 
-void CpuToFileBackedMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
-
-void FileBackedToCpuMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
-
-void CpuToBlockDeviceMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
-
-void BlockDeviceToCpuMoveOperation::copy(const MoveTransfer& transfer) { copy_span(transfer); }
+template <class Source, class Destination>
+void SpanMoveOperation<Source, Destination>::copy(const MoveTransfer& transfer) {
+  // The whole physical span [offset, offset + cosize), holes included.
+  copy_stored(transfer, Layout(transfer.element_count), *transfer.source->dtype().itemsize());
+}
 
 const ClassDescriptor& ElementwiseMoveOperation::static_class() {
   static const ClassDescriptor& descriptor = builtin_operation_class<ElementwiseMoveOperation>(
@@ -140,32 +132,33 @@ const ClassDescriptor& ElementwiseMoveOperation::static_class() {
   return descriptor;
 }
 
-const ClassDescriptor& CpuToFileBackedMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor = builtin_operation_class<CpuToFileBackedMoveOperation>(
-      "CpuToFileBackedMoveOperation", &MoveOperation::static_class(), &CPU::static_class(),
-      &FileBacked::static_class());
+namespace {
+
+// The class name of each span pair.
+template <class Source, class Destination>
+constexpr const char* kSpanPairName = nullptr;
+template <>
+constexpr const char* kSpanPairName<CPU, FileBacked> = "CpuToFileBackedMoveOperation";
+template <>
+constexpr const char* kSpanPairName<FileBacked, CPU> = "FileBackedToCpuMoveOperation";
+template <>
+constexpr const char* kSpanPairName<CPU, BlockDeviceCarrier> = "CpuToBlockDeviceMoveOperation";
+template <>
+constexpr const char* kSpanPairName<BlockDeviceCarrier, CPU> = "BlockDeviceToCpuMoveOperation";
+
+}  // namespace
+
+template <class Source, class Destination>
+const ClassDescriptor& SpanMoveOperation<Source, Destination>::static_class() {
+  static const ClassDescriptor& descriptor = builtin_operation_class<SpanMoveOperation>(
+      kSpanPairName<Source, Destination>, &MoveOperation::static_class(), &Source::static_class(),
+      &Destination::static_class());
   return descriptor;
 }
 
-const ClassDescriptor& FileBackedToCpuMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor = builtin_operation_class<FileBackedToCpuMoveOperation>(
-      "FileBackedToCpuMoveOperation", &MoveOperation::static_class(), &FileBacked::static_class(),
-      &CPU::static_class());
-  return descriptor;
-}
-
-const ClassDescriptor& CpuToBlockDeviceMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor = builtin_operation_class<CpuToBlockDeviceMoveOperation>(
-      "CpuToBlockDeviceMoveOperation", &MoveOperation::static_class(), &CPU::static_class(),
-      &BlockDeviceCarrier::static_class());
-  return descriptor;
-}
-
-const ClassDescriptor& BlockDeviceToCpuMoveOperation::static_class() {
-  static const ClassDescriptor& descriptor = builtin_operation_class<BlockDeviceToCpuMoveOperation>(
-      "BlockDeviceToCpuMoveOperation", &MoveOperation::static_class(),
-      &BlockDeviceCarrier::static_class(), &CPU::static_class());
-  return descriptor;
-}
+template class SpanMoveOperation<CPU, FileBacked>;
+template class SpanMoveOperation<FileBacked, CPU>;
+template class SpanMoveOperation<CPU, BlockDeviceCarrier>;
+template class SpanMoveOperation<BlockDeviceCarrier, CPU>;
 
 }  // namespace strideweave

@@ -22,8 +22,11 @@
 #include <memory>
 #include <string>
 
+#include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/class_descriptor.h"
+#include "strideweave/carrier/cpu.h"
+#include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/lease.h"
 #include "strideweave/move/transfer.h"
 #include "strideweave/ops/operation.h"
@@ -110,58 +113,34 @@ class ElementwiseMoveOperation : public MoveOperation {
   void copy(const MoveTransfer& transfer) override;
 };
 
-// The built-in operation for (CPU, FileBacked).
-class CpuToFileBackedMoveOperation : public MoveOperation {
+// The built-in operation of an exact pair (Source, Destination) of host
+// memory and a file (one class per pair: a template keyed on the pair). It
+// copies the complete physical span [offset, offset + cosize) of the source,
+// holes included, through the host side's buffer with one range transfer,
+// holding the source's lock, then the destination's through its lease: one
+// pwrite (CPU -> FileBacked) or pread (FileBacked -> CPU) straight from or
+// into the CPU buffer; for a BlockDeviceCarrier one range write in whole
+// aligned blocks (read-modify-write at a partial last block; the move syncs
+// the destination before its terminal commit) or one range read. It blocks on
+// I/O, so it runs on a worker.
+template <class Source, class Destination>
+class SpanMoveOperation : public MoveOperation {
  public:
   static const ClassDescriptor& static_class();
   const ClassDescriptor& operation_class() const override { return static_class(); }
-
-  // Writes the complete physical span [offset, offset + cosize) of the CPU
-  // source, holes included, with one pwrite from its buffer (source lock,
-  // then the destination's through its lease).
   void copy(const MoveTransfer& transfer) override;
   bool runs_on_worker() const override { return true; }
 };
 
-// The built-in operation for (FileBacked, CPU).
-class FileBackedToCpuMoveOperation : public MoveOperation {
- public:
-  static const ClassDescriptor& static_class();
-  const ClassDescriptor& operation_class() const override { return static_class(); }
+using CpuToFileBackedMoveOperation = SpanMoveOperation<CPU, FileBacked>;
+using FileBackedToCpuMoveOperation = SpanMoveOperation<FileBacked, CPU>;
+using CpuToBlockDeviceMoveOperation = SpanMoveOperation<CPU, BlockDeviceCarrier>;
+using BlockDeviceToCpuMoveOperation = SpanMoveOperation<BlockDeviceCarrier, CPU>;
 
-  // Reads the complete physical span [offset, offset + cosize) of the file,
-  // holes included, with one pread straight into the CPU destination's buffer
-  // (source lock, then the destination's through its lease).
-  void copy(const MoveTransfer& transfer) override;
-  bool runs_on_worker() const override { return true; }
-};
-
-// The built-in operation for (CPU, BlockDeviceCarrier).
-class CpuToBlockDeviceMoveOperation : public MoveOperation {
- public:
-  static const ClassDescriptor& static_class();
-  const ClassDescriptor& operation_class() const override { return static_class(); }
-
-  // Writes the complete physical span [offset, offset + cosize) of the CPU
-  // source, holes included, with one range write from its buffer (whole
-  // aligned blocks, read-modify-write at a partial last block); the move
-  // syncs the destination before its terminal commit.
-  void copy(const MoveTransfer& transfer) override;
-  bool runs_on_worker() const override { return true; }
-};
-
-// The built-in operation for (BlockDeviceCarrier, CPU).
-class BlockDeviceToCpuMoveOperation : public MoveOperation {
- public:
-  static const ClassDescriptor& static_class();
-  const ClassDescriptor& operation_class() const override { return static_class(); }
-
-  // Reads the complete physical span [offset, offset + cosize) of the
-  // storage, holes included, with one range read straight into the CPU
-  // destination's buffer.
-  void copy(const MoveTransfer& transfer) override;
-  bool runs_on_worker() const override { return true; }
-};
+extern template class SpanMoveOperation<CPU, FileBacked>;
+extern template class SpanMoveOperation<FileBacked, CPU>;
+extern template class SpanMoveOperation<CPU, BlockDeviceCarrier>;
+extern template class SpanMoveOperation<BlockDeviceCarrier, CPU>;
 
 // The static descriptor of the built-in move-operation class Operation named
 // `name`, whose maker makes an Operation: for the static_class() of built-ins
