@@ -36,7 +36,16 @@ class AwaitMove final : public AwaitResult {
   std::shared_ptr<MoveRequest> request_;
 };
 
-std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination) {
+// The arguments of a move, checked (move_async's type checks and the source's
+// rows of the validation table) and wrapped so that the request may drop its
+// references on a pool worker, possibly the last ones to Python objects
+// (subclass instances): they are released exit-safely.
+struct MoveArguments {
+  std::shared_ptr<const Tensor> tensor;
+  std::shared_ptr<Carrier> destination;
+};
+
+MoveArguments move_arguments(py::handle tensor, py::handle destination) {
   if (!py::isinstance<Tensor>(tensor)) {
     throw TypeError("move_async: tensor " + describe_object(tensor) +
                     " is not a Tensor (moves take one Tensor, not a sequence)");
@@ -48,14 +57,14 @@ std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination)
                     " is not a Carrier (moves take one carrier, not a sequence)");
   }
   auto target = destination.cast<std::shared_ptr<Carrier>>();
-  // The request may drop its references on a pool worker, possibly the last
-  // ones to Python objects (subclass instances): release them exit-safely.
-  auto request = without_gil([&] {
-    return MoveRequest::initiate(
-        released_with_gil<const Tensor>(std::move(source), "releasing a moved Tensor"),
-        released_with_gil(std::move(target), "releasing a move destination"));
-  });
-  return std::make_unique<AwaitMove>(std::move(request));
+  return {released_with_gil<const Tensor>(std::move(source), "releasing a moved Tensor"),
+          released_with_gil(std::move(target), "releasing a move destination")};
+}
+
+std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination) {
+  MoveArguments move = move_arguments(tensor, destination);
+  return std::make_unique<AwaitMove>(without_gil(
+      [&] { return MoveRequest::initiate(std::move(move.tensor), std::move(move.destination)); }));
 }
 
 }  // namespace
@@ -78,7 +87,11 @@ void bind_move_request(py::module_& m) {
   m.def(
       "move",
       [](py::handle tensor, py::handle destination) {
-        return move_async(tensor, destination)->wait();
+        MoveArguments move = move_arguments(tensor, destination);
+        return AwaitMove(without_gil([&] {
+                 return MoveRequest::initiate(std::move(move.tensor), std::move(move.destination));
+               }))
+            .wait();
       },
       py::arg("tensor"), py::arg("destination"),
       "move_async(tensor, destination).wait(): blocks until the move's terminal outcome.");
