@@ -272,7 +272,9 @@ IMPOSSIBLE = {(SAME, DEST_RELEASED), (SAME, DTYPE), (SAME, TOO_SMALL)}
 class Request:
     """One move request failing exactly the rows in ``failing`` (indexes into ROWS)."""
 
-    def __init__(self, failing: set[int], immutable_by: str = "construction") -> None:
+    def __init__(
+        self, failing: set[int], immutable_by: str = "construction", too_small_slots: int = 4
+    ) -> None:
         self.source_class, self.destination_class = carrier_pair()
         gate = Gate()
         gate.open()
@@ -292,7 +294,7 @@ class Request:
         if SAME in failing:
             self.destination = self.source
         else:
-            n = 4 if TOO_SMALL in failing else 11
+            n = too_small_slots if TOO_SMALL in failing else 11
             self.destination = self.destination_class(dtype, n, mutable=mutable)
         self.keep = []  # owners and leases, alive while the request is attempted
         if 6 in failing and immutable_by != "construction":
@@ -334,6 +336,15 @@ class Request:
 
 
 CALLS = {"move": sw.move, "move_async": sw.move_async}
+
+
+@pytest.mark.spec(f"{MOVE}/reject-an-unusable-destination-before-copying", f"{MOVE}#5")
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_a_destination_one_slot_short_of_the_cosize_is_refused(call):
+    request = Request({TOO_SMALL}, too_small_slots=10)
+    assert request.tensor.layout.cosize == 11  # one slot more than the destination holds
+    _, exc_type, subjects = ROWS[TOO_SMALL]
+    request.attempt(CALLS[call], exc_type, subjects)
 
 
 @pytest.mark.spec(

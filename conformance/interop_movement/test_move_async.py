@@ -337,6 +337,46 @@ def test_return_while_a_device_copy_is_pending():
     assert result.tolist() == expected and tensor.carrier.is_released
 
 
+@pytest.mark.spec(f"{EAGER}#1")
+def test_a_provider_transfer_is_submitted_before_move_async_returns():
+    """Generic, not Metal: a route's provider is prepared on the calling thread before
+    move_async returns, and its transfer starts on a worker without anyone waiting. The
+    transfer blocks until the test lets it finish, so the handle is pending when
+    move_async returns."""
+    prepared, started, finish = [], threading.Event(), threading.Event()
+
+    class Held(TransferProvider):
+        def prepare(self, request):
+            prepared.append(threading.get_ident())
+
+            def run(output):
+                started.set()
+                finish.wait(TERMINAL_TIMEOUT)
+                request.destination.write_range(
+                    0, request.source.read_range(request.offset, request.element_count)
+                )
+
+            return run
+
+    class Host(sw.CPU):
+        pass
+
+    class Sink(sw.CPU):
+        pass
+
+    define_carrier(CarrierDefinition(Host, routes=[TransferRoute(Host, Sink, "held", Held())]))
+    tensor = source_tensor(Host)
+    expected = tensor.tolist()
+    handle = sw.move_async(tensor, Sink(sw.Int32))
+    assert prepared == [threading.get_ident()]
+    assert not handle.done
+    # Nobody waits on the handle: the transfer starts because move_async submitted it.
+    assert started.wait(TERMINAL_TIMEOUT), "the submitted transfer never started"
+    assert not handle.done
+    finish.set()
+    assert handle.wait().tolist() == expected
+
+
 @pytest.mark.spec(f"{EAGER}#1", f"{ASYNC}/initiate-one-move")
 def test_a_bulk_file_move_completes_without_a_wait():
     t = sw.Tensor(sw.CPU(sw.Int32, values=list(range(4096))), sw.Layout(4096))

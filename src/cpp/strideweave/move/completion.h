@@ -70,7 +70,9 @@ class Completion {
   }
 
   // Runs `callback` once the outcome is recorded (see the file comment).
-  void on_done(std::function<void()> callback) {
+  // Const: an observer that holds the completion read-only (a request's
+  // completion()) may register one; it changes no outcome.
+  void on_done(std::function<void()> callback) const {
     {
       std::lock_guard lock(mu_);
       if (!done_) {
@@ -106,7 +108,7 @@ class Completion {
   bool done_ = false;
   std::optional<T> value_;
   std::exception_ptr error_;
-  std::vector<std::function<void()>> callbacks_;
+  mutable std::vector<std::function<void()>> callbacks_;
 };
 
 }  // namespace strideweave

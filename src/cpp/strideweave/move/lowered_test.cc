@@ -17,6 +17,7 @@
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/faults.h"
 #include "strideweave/move/legacy_registry.h"
+#include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
 #include "strideweave/profiling/profiler.h"
 #include "strideweave/util/error.h"
@@ -80,6 +81,78 @@ TEST(carrier_composition__composites_move_values_between_their_parts_through_low
       [&] { lowered_operation("Evictable", *backed, CPU::static_class(), DType::Int32()); });
   EXPECT_NE(m.find("Evictable"), std::string::npos) << m;
   EXPECT_NE(m.find("LoweredBacked"), std::string::npos) << m;
+}
+
+// An operation whose pins do not accept the pair, or which does not support
+// the dtype: lowered_operation refuses the edge, naming it and the operation,
+// and changes no registration.
+class Int32OnlyMove : public MoveOperation {
+ public:
+  static const ClassDescriptor& static_class() {
+    static const ClassDescriptor& descriptor = builtin_operation_class<Int32OnlyMove>(
+        "Int32OnlyMove", &MoveOperation::static_class(), nullptr, nullptr);
+    return descriptor;
+  }
+  const ClassDescriptor& operation_class() const override { return static_class(); }
+  bool supports_dtype(const DType& dtype) const override { return dtype == DType::Int32(); }
+};
+
+// A definition-free carrier class of its own, so that registering its pairs
+// touches no pair another test uses.
+const ClassDescriptor& edge_class(const char* name) {
+  return *ClassDescriptor::carrier(name, &Generic::static_class(),
+                                   ClassDescriptor::Definition::kFree)
+              .release();
+}
+
+TEST(LoweredTransfer, an_operation_pinned_to_another_pair_is_refused) {
+  const ClassDescriptor& from = edge_class("EdgeFrom");
+  const ClassDescriptor& to = edge_class("EdgeTo");
+  LegacyMoveRegistry& registry = LegacyMoveRegistry::global();
+  registry.add(from, to, CpuToFileBackedMoveOperation::static_class());
+  const std::string m =
+      message_of<TypeError>([&] { lowered_operation("Evictable", from, to, DType::Int32()); });
+  EXPECT_EQ(&registry.remove(from, to), &CpuToFileBackedMoveOperation::static_class());
+  EXPECT_NE(m.find("Evictable: the edge EdgeFrom -> EdgeTo"), std::string::npos) << m;
+  EXPECT_NE(m.find("CpuToFileBackedMoveOperation requires a source carrier of exact class CPU, "
+                   "not EdgeFrom"),
+            std::string::npos)
+      << m;
+}
+
+TEST(LoweredTransfer, an_operation_without_the_dtype_is_refused) {
+  const ClassDescriptor& from = edge_class("DtypeFrom");
+  const ClassDescriptor& to = edge_class("DtypeTo");
+  LegacyMoveRegistry& registry = LegacyMoveRegistry::global();
+  registry.add(from, to, Int32OnlyMove::static_class());
+  EXPECT_EQ(&lowered_operation("Evictable", from, to, DType::Int32())->operation_class(),
+            &Int32OnlyMove::static_class());
+  const std::string m =
+      message_of<TypeError>([&] { lowered_operation("Evictable", from, to, DType::Float32()); });
+  EXPECT_EQ(&registry.remove(from, to), &Int32OnlyMove::static_class());
+  EXPECT_NE(m.find("Evictable: the edge DtypeFrom -> DtypeTo: the move operation Int32OnlyMove "
+                   "does not support Float32"),
+            std::string::npos)
+      << m;
+}
+
+TEST(LoweredTransfer, parts_of_different_dtypes_are_refused_before_any_pin) {
+  const auto source = cpu_of(ints({1, 2}));
+  const auto destination = std::make_shared<Generic>(DType::Float32(), 2);
+  const auto operation =
+      lowered_operation("Test", CPU::static_class(), Generic::static_class(), DType::Int32());
+  const uint64_t source_version = source->version();
+  const uint64_t destination_version = destination->version();
+  const std::string m = message_of<ValueError>(
+      [&] { lowered_transfer(*operation, "lowered #3", source, 0, 2, destination); });
+  EXPECT_NE(m.find("lowered #3: " + source->label() + " holds Int32 and " + destination->label() +
+                   " holds Float32"),
+            std::string::npos)
+      << m;
+  EXPECT_EQ(source->version(), source_version);
+  EXPECT_EQ(destination->version(), destination_version);
+  EXPECT_FALSE(source->pinned_by().has_value());
+  EXPECT_FALSE(destination->pinned_by().has_value());
 }
 
 TEST(LoweredTransfer, a_small_destination_is_refused_before_any_pin) {

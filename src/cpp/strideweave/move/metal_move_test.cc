@@ -421,5 +421,28 @@ TEST_F(MetalMove, a_subclass_pair_is_not_served_by_the_metal_operations) {
   EXPECT_EQ(move_to(on_sub, back)->values(), (std::vector<Value>{2.0, 4.0}));
 }
 
+// The in-place copy (lowered transfers, and a Python subclass calling the
+// built-in copy) synchronizes the device before it returns: a synchronization
+// fault fails the copy, and it fires during the copy, not later.
+TEST_F(MetalMove, the_in_place_copy_synchronizes_the_device_before_returning) {
+  for (const bool upload : {true, false}) {
+    SCOPED_TRACE(upload ? "upload" : "download");
+    auto cpu = std::make_shared<CPU>(DType::Float32(), std::nullopt, counting(4, 1));
+    auto metal = std::make_shared<Metal>(DType::Float32(), std::nullopt, counting(4, 10));
+    const std::shared_ptr<Carrier> source = upload ? std::shared_ptr<Carrier>(cpu) : metal;
+    const std::shared_ptr<Carrier> destination = upload ? std::shared_ptr<Carrier>(metal) : cpu;
+    const auto operation = lowered_operation("Test", source->carrier_class(),
+                                             destination->carrier_class(), DType::Float32());
+    device::inject_emulated_fault(device::Fault::kSynchronize,
+                                  std::make_exception_ptr(RuntimeError("synchronize failed")));
+    const std::string message = message_of<RuntimeError>(
+        [&] { lowered_transfer(*operation, "lowered #sync", source, 0, 4, destination); });
+    EXPECT_NE(message.find("synchronize failed"), std::string::npos) << message;
+    EXPECT_EQ(device::clear_emulated_faults(), 0) << "the copy returned without synchronizing";
+    EXPECT_FALSE(source->pinned_by().has_value());
+    EXPECT_FALSE(destination->pinned_by().has_value());
+  }
+}
+
 }  // namespace
 }  // namespace strideweave
