@@ -1,5 +1,9 @@
 """carrier-storage: release, public mutability, ownership and new_like."""
 
+import gc
+import itertools
+import os
+
 import pytest
 
 import strideweave as sw
@@ -118,6 +122,35 @@ def test_refuse_an_invalid_ownership_transfer():
     with pytest.raises(ValueError, match="does not own"):
         a.relinquish(c)
     assert c.owner is b
+
+
+def label(carrier) -> str:
+    """How messages name a carrier: its repr without the brackets, dtype and slots."""
+    return repr(carrier)[1:].split(" Int32")[0]
+
+
+@pytest.mark.spec(f"{MUTABLE}#6")
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_refuse_an_ownership_cycle(depth):
+    """The carrier at the top of an ownership chain cannot be taken by the one at its
+    bottom: nothing changes, and every carrier of the chain stays reclaimable (its
+    temporary file is removed once it is dropped)."""
+    chain = [sw.FileBacked(sw.Int32, n=1) for _ in range(depth + 1)]
+    paths = [c.path for c in chain]
+    for owner, owned in itertools.pairwise(chain):
+        owner.take_ownership(owned)
+    top, bottom = chain[0], chain[-1]
+    versions = [c.version for c in chain]
+    with pytest.raises(ValueError, match="cycle") as info:
+        bottom.take_ownership(top)
+    message = str(info.value)
+    assert f"{label(bottom)} cannot take ownership of {label(top)}, which owns" in message
+    assert top.owner is None
+    assert [c.owner for c in chain[1:]] == chain[:-1]
+    assert [c.version for c in chain] == versions
+    del chain, top, bottom, owner, owned
+    gc.collect()
+    assert [p for p in paths if os.path.exists(p)] == []
 
 
 @pytest.mark.spec(f"{LIKE}/create-a-like-carrier-from-a-released-carrier", f"{LIKE}#1")

@@ -364,8 +364,31 @@ std::shared_ptr<Carrier> Carrier::owner() const {
   return owner_.lock();
 }
 
+namespace {
+
+// Serializes the calls that add an ownership edge, so that two concurrent
+// calls cannot close a cycle between them. Taken before any carrier's mutex
+// and never while holding one (docs/threading.md). Never destroyed.
+CoreMutex& ownership_edges_mu() {
+  static auto* mu = new CoreMutex();
+  return *mu;
+}
+
+}  // namespace
+
 void Carrier::take_ownership(Carrier& other) {
   if (&other == this) throw ValueError(label() + " cannot take ownership of itself");
+  const std::scoped_lock edges(ownership_edges_mu());
+  // Refuses a cycle: `other` owning this carrier, directly or through the
+  // carriers it owns. Reads one owner at a time, each under its own lock.
+  for (std::shared_ptr<Carrier> up = owner(); up != nullptr; up = up->owner()) {
+    if (up.get() == &other) {
+      throw ValueError(label() + " cannot take ownership of " + other.label() + ", which owns " +
+                       label() +
+                       " (directly or through the carriers it owns): ownership cannot form a "
+                       "cycle");
+    }
+  }
   std::shared_ptr<Carrier> current;  // dropped after the locks: it may be the last reference
   std::scoped_lock lock(mu_, other.mu_);
   if (other.released_) {

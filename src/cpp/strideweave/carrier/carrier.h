@@ -231,7 +231,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::shared_ptr<Carrier> owner() const;
 
   // Makes this carrier the owner of `other`. Throws ValueError when `other` is
-  // this carrier, RuntimeError when it is released, pinned or already owned.
+  // this carrier or owns it (directly or through the carriers it owns: an
+  // ownership cycle), RuntimeError when it is released, pinned or already
+  // owned. A refused call changes no ownership.
   void take_ownership(Carrier& other);
 
   // Ends this carrier's ownership of `other`; ValueError if it does not own it,

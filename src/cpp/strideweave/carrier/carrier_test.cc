@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "strideweave/carrier/cpu.h"
@@ -112,6 +114,28 @@ TEST(carrier_storage__public_mutability_follows_construction_and_ownership,
   EXPECT_TRUE(owned->is_mutable());
   EXPECT_THROW(owner->relinquish(*owned), ValueError);
   EXPECT_THROW(owner->take_ownership(*owner), ValueError);
+}
+
+TEST(carrier_storage__public_mutability_follows_construction_and_ownership,
+     clause6__an_ownership_cycle_is_refused) {
+  // a owns b, b owns c: neither b nor c may take a, nor c take b.
+  auto a = std::make_shared<CPU>(DType::Int32(), 1);
+  auto b = std::make_shared<Generic>(DType::Int32(), 1);
+  auto c = std::make_shared<CPU>(DType::Int32(), 1);
+  a->take_ownership(*b);
+  b->take_ownership(*c);
+  for (const auto& [taker, taken] : {std::pair<Carrier*, Carrier*>{b.get(), a.get()},
+                                     std::pair<Carrier*, Carrier*>{c.get(), a.get()},
+                                     std::pair<Carrier*, Carrier*>{c.get(), b.get()}}) {
+    const std::string m = message_of<ValueError>([&] { taker->take_ownership(*taken); });
+    EXPECT_NE(m.find(taker->label() + " cannot take ownership of " + taken->label() +
+                     ", which owns " + taker->label()),
+              std::string::npos)
+        << m;
+  }
+  EXPECT_EQ(a->owner(), nullptr);
+  EXPECT_EQ(b->owner(), a);
+  EXPECT_EQ(c->owner(), b);
 }
 
 TEST(carrier_storage__new_like_creates_an_empty_carrier_of_the_same_exact_class,

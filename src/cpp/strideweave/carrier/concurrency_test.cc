@@ -188,6 +188,35 @@ TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
   EXPECT_EQ(b->version(), 0u);
 }
 
+// Two threads each try to make its carrier the owner of the other's, at once:
+// exactly one succeeds and the other is refused (an ownership cycle, or the
+// carrier is owned by then), so the two never own each other.
+TEST(Ownership, concurrent_opposite_takes_never_form_a_cycle) {
+  for (int r = 0; r < kRounds; ++r) {
+    auto a = std::make_shared<CPU>(DType::Int32(), 1);
+    auto b = std::make_shared<CPU>(DType::Int32(), 1);
+    std::atomic<int> taken{0};
+    std::atomic<int> refused{0};
+    const auto take = [&](Carrier& owner, Carrier& owned) {
+      try {
+        owner.take_ownership(owned);
+        ++taken;
+      } catch (const ValueError&) {
+        ++refused;  // the other thread's edge came first: a cycle
+      } catch (const RuntimeError&) {
+        ++refused;  // owned by then
+      }
+    };
+    std::thread forward([&] { take(*a, *b); });
+    std::thread backward([&] { take(*b, *a); });
+    forward.join();
+    backward.join();
+    ASSERT_EQ(taken.load(), 1) << "round " << r;
+    ASSERT_EQ(refused.load(), 1) << "round " << r;
+    ASSERT_TRUE((a->owner() == nullptr) != (b->owner() == nullptr)) << "round " << r;
+  }
+}
+
 // Every kind of call (entry points, version tokens, pins and their leases, an
 // owner path) on one owned carrier from several threads at once: each
 // succeeds or fails with the documented RuntimeError, and only successful
@@ -295,6 +324,9 @@ TEST(carrier_storage__carriers_are_safe_to_use_from_any_thread,
         owner.take_ownership(owned);
       } catch (const RuntimeError& e) {
         if (std::string(e.what()).find("owned by") == std::string::npos) ++unexpected;
+        continue;
+      } catch (const ValueError& e) {  // the other direction's ownership holds: a cycle
+        if (std::string(e.what()).find("cannot form a cycle") == std::string::npos) ++unexpected;
         continue;
       }
       ++taken;
