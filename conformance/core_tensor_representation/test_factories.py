@@ -186,3 +186,44 @@ def test_a_list_mutated_by_an_item_index_is_read_from_a_copy():
     assert sw.Layout(shape).shape == (3, 2)
     shape[:] = [ClearingShape(), [ClearingShape(), 2]]
     assert sw.zeros(shape).shape == (3, (3, 2))
+
+
+COMPOUND = sw.compound(re=sw.Float32, im=sw.Float32)
+
+
+def planar_tensor():
+    """A 2x2 multi-subtensor tensor of COMPOUND, one Float32 plane per field."""
+    re = sw.Tensor(sw.CPU(sw.Float32, values=[1.0, 2.0, 5.0, 6.0]), sw.Layout((2, 2)))
+    im = sw.Tensor(sw.CPU(sw.Float32, values=[3.0, 4.0, 7.0, 8.0]), sw.Layout((2, 2)))
+    return sw.Tensor.from_planes(COMPOUND, [re, im])
+
+
+def record_tensor():
+    """A 2x2 tensor of COMPOUND over one carrier of records, at an offset."""
+    records = [(0.0, 0.0), (1.0, 3.0), (2.0, 4.0), (5.0, 7.0), (6.0, 8.0)]
+    return sw.Tensor(sw.Generic(COMPOUND, values=records), sw.Layout((2, 2)), 1)
+
+
+@pytest.mark.spec(f"{REQ}#8")
+@pytest.mark.parametrize("make", [planar_tensor, record_tensor], ids=["planar", "records"])
+def test_a_compound_tensor_copies_with_its_dtype_shape_and_records(make):
+    source = make()
+    expected = [[(1.0, 3.0), (5.0, 7.0)], [(2.0, 4.0), (6.0, 8.0)]]
+    assert source.tolist() == expected
+    copied = sw.tensor(source)
+    assert copied.dtype == COMPOUND
+    assert copied.shape == (2, 2)
+    assert copied.tolist() == expected
+    assert not copied.is_multi_subtensor
+    assert type(copied.carrier) is sw.CPU and copied.layout == sw.Layout((2, 2), (1, 2))
+    assert sw.tensor(source, dtype=COMPOUND).tolist() == expected
+    with pytest.raises(TypeError, match=r"compound\(re=Float32, im=Float32\).*Float32"):
+        sw.tensor(source, dtype=sw.Float32)
+    assert source.tolist() == expected  # the source is untouched
+
+
+@pytest.mark.spec(f"{REQ}#8")
+def test_an_empty_compound_tensor_keeps_its_shape():
+    empty = sw.Tensor(sw.CPU(COMPOUND, 0), sw.Layout((0, 3)))
+    copied = sw.tensor(empty)
+    assert copied.dtype == COMPOUND and copied.shape == (0, 3) and copied.tolist() == []

@@ -108,12 +108,23 @@ void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extent
 std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   if (py::isinstance<Tensor>(values)) {
     // The copy tolist() would make, without the lists: one strided copy. An
-    // empty tensor keeps the list path, whose nesting and inference decide
-    // its shape and dtype.
+    // empty tensor of a scalar dtype keeps the list path, whose nesting and
+    // inference decide its shape and dtype.
     const auto& source = values.cast<const Tensor&>();
     const std::optional<DType> requested = optional_dtype(dtype);
+    const bool same_dtype = !requested || *requested == source.dtype();
     if (!source.is_multi_subtensor() && source.dtype().is_concrete() &&
-        shape_size(source.shape()) > 0 && (!requested || *requested == source.dtype())) {
+        shape_size(source.shape()) > 0 && same_dtype) {
+      return without_gil([&] { return tensor_from_tensor(source); });
+    }
+    // A record is one element, not a level of nesting: a tensor of compound
+    // dtype (planar or not) keeps its dtype and shape, and converts to no
+    // other dtype (its tolist() would read as nested numbers).
+    if (source.dtype().is_compound() || source.is_multi_subtensor()) {
+      if (!same_dtype) {
+        throw TypeError("tensor: a Tensor of the compound dtype " + source.dtype().name() +
+                        " copies only as that dtype, not as " + requested->name());
+      }
       return without_gil([&] { return tensor_from_tensor(source); });
     }
   }

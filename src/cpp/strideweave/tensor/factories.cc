@@ -94,8 +94,13 @@ std::shared_ptr<Tensor> tensor_from_tensor(const Tensor& source) {
                           : IntTuple::tuple(std::vector<IntTuple>(extents.begin(), extents.end()));
   const Layout layout = compact_col_major(shape);
   auto carrier = std::make_shared<CPU>(source.dtype(), layout.size());
-  source.read_into({carrier->data(), static_cast<std::size_t>(layout.size()) * carrier->itemsize()},
-                   layout);
+  if (source.is_multi_subtensor()) {
+    // Its records, packed field by field in flat order: the compact layout's.
+    source.read_encoded(carrier->data());
+  } else {
+    source.read_into(
+        {carrier->data(), static_cast<std::size_t>(layout.size()) * carrier->itemsize()}, layout);
+  }
   return Tensor::make(std::move(carrier), layout, 0);
 }
 

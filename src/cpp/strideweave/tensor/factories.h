@@ -34,11 +34,11 @@ DType infer_dtype(const std::vector<Value>& values);
 std::shared_ptr<Tensor> tensor_from_values(const IntTuple& shape, const std::vector<Value>& values,
                                            std::optional<DType> dtype);
 
-// tensor_from_values(shape of source.tolist(), source's values, source's
-// dtype), copied by the strided kernel from one snapshot of the source: the
-// shape is the source's leaf extents (one leaf: that extent). Throws
-// NotImplementedError for a multi-subtensor source and TypeError for a dtype
-// without an item size.
+// A fresh CPU tensor of the source's dtype and values, whose shape is the
+// source's leaf extents (one leaf: that extent), compact column-major: copied
+// by the strided kernel from one snapshot of the source, or for a
+// multi-subtensor source its records packed field by field
+// (Tensor::read_encoded). Throws TypeError for a dtype without an item size.
 std::shared_ptr<Tensor> tensor_from_tensor(const Tensor& source);
 
 // A tensor of `shape` with every element `value`.
