@@ -455,3 +455,18 @@ def test_refuse_a_read_past_a_shortened_file(tmp_path):
         c.read_range(0, 4)
     assert str(path) in str(info.value) and "FileBacked carrier" in str(info.value)
     assert c.read_range(0, 2) == [0, 0] and c.version == 0 and not c.is_released
+
+
+@pytest.mark.spec(f"{REQ}#14")
+@pytest.mark.parametrize("cls", [sw.FileBacked, sw.BlockDeviceCarrier])
+def test_refuse_a_path_that_names_no_file(cls, tmp_path):
+    stem = tmp_path / "slots"
+    for path in (f"{stem}\0tail", os.fsencode(f"{stem}\0tail"), pathlib.Path(f"{stem}\0tail")):
+        with pytest.raises(ValueError, match="NUL byte") as info:
+            cls(sw.Int32, 4, path=path)
+        assert str(info.value).startswith(f"{cls.__name__}: path ")
+    for path in (3, 1.5, ["a"]):
+        with pytest.raises(TypeError, match=r"neither a str, bytes nor an os\.PathLike") as info:
+            cls(sw.Int32, 4, path=path)
+        assert str(info.value).startswith(f"{cls.__name__}: path ")
+    assert list(tmp_path.iterdir()) == []

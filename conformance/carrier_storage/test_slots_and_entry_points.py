@@ -220,3 +220,38 @@ def test_a_deeply_nested_value_is_refused_without_recursing(cls):
         cls(sw.compound(x=sw.Int32), values=[value])
     with pytest.raises(TypeError, match="not a scalar"):
         cls(sw.Int32, 1).write(0, value)
+
+
+class IndexRaised(Exception):
+    """Raised by RaisingIndex.__index__."""
+
+
+class RaisingIndex:
+    """An integer-like whose __index__ raises one exception object."""
+
+    def __init__(self) -> None:
+        self.error = IndexRaised("__index__ failed")
+
+    def __index__(self) -> int:
+        raise self.error
+
+
+@pytest.mark.spec(f"{ENTRY}#6")
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda c, i: c.read(i),
+        lambda c, i: c.write(i, 5),
+        lambda c, i: c.read_range(i, 1),
+        lambda c, i: c.read_range(0, i),
+        lambda c, i: c.write_range(i, [5]),
+    ],
+    ids=["read", "write", "read_range first", "read_range count", "write_range first"],
+)
+def test_an_index_hooks_exception_reaches_the_caller(call):
+    carrier = sw.CPU(sw.Int32, values=[1, 2, 3])
+    index = RaisingIndex()
+    with pytest.raises(IndexRaised) as info:
+        call(carrier, index)
+    assert info.value is index.error
+    assert carrier.tolist() == [1, 2, 3] and carrier.version == 0

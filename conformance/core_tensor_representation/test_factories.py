@@ -227,3 +227,15 @@ def test_an_empty_compound_tensor_keeps_its_shape():
     empty = sw.Tensor(sw.CPU(COMPOUND, 0), sw.Layout((0, 3)))
     copied = sw.tensor(empty)
     assert copied.dtype == COMPOUND and copied.shape == (0, 3) and copied.tolist() == []
+
+
+def test_an_operation_that_cannot_gather_its_operand_names_itself():
+    """A broadcast view of 2**50 elements summed: the gathered operand cannot be
+    allocated, and the MemoryError names the operation, the count and the dtype rather
+    than std::bad_alloc."""
+    huge = sw.tensor([1.0]).broadcast_to((1 << 20, 1 << 20, 1 << 10))
+    with pytest.raises(MemoryError) as info:
+        huge.sum()
+    assert str(info.value) == (
+        f"sum: gathering an operand: cannot allocate {1 << 50} items of Float32"
+    )

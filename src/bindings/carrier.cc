@@ -208,6 +208,34 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
 
+// The path of a file carrier: None, or a str, bytes or os.PathLike naming a
+// file. Throws TypeError naming the carrier and the object for anything else,
+// ValueError naming the carrier when the path holds a NUL byte (no file has
+// such a name).
+std::optional<std::filesystem::path> file_path_arg(py::handle path, const char* carrier) {
+  if (path.is_none()) return std::nullopt;
+  const py::object fspath = py::reinterpret_steal<py::object>(PyOS_FSPath(path.ptr()));
+  if (!fspath) {
+    PyErr_Clear();
+    throw TypeError(std::string(carrier) + ": path " + describe_object(path) +
+                    " is neither a str, bytes nor an os.PathLike");
+  }
+  std::string bytes;
+  if (PyBytes_Check(fspath.ptr())) {
+    bytes = fspath.cast<std::string>();
+  } else {
+    const py::object encoded =
+        py::reinterpret_steal<py::object>(PyUnicode_EncodeFSDefault(fspath.ptr()));
+    if (!encoded) throw py::error_already_set();
+    bytes = encoded.cast<std::string>();
+  }
+  if (bytes.find('\0') != std::string::npos) {
+    throw ValueError(std::string(carrier) + ": path " + object_repr(fspath) +
+                     " contains a NUL byte, which no file name can hold");
+  }
+  return std::filesystem::path(bytes);
+}
+
 // BlockDeviceCarrier's block_size: None or an integer in int64.
 std::optional<int64_t> block_size_arg(py::handle block_size) {
   if (block_size.is_none()) return std::nullopt;
@@ -234,7 +262,7 @@ CarrierPyClass<C> bind_builtin(py::module_& m, const char* name, const char* doc
 }
 
 // Carrier.read_range: a list, or the slots copied into the buffer `out`.
-py::object read_range(const Carrier& c, int64_t first, int64_t count, py::object out) {
+py::object read_range(const Carrier& c, Index first, Index count, py::object out) {
   const DType& dtype = c.dtype();
   if (!out.is_none()) {
     if (!dtype.itemsize()) {
@@ -271,7 +299,7 @@ void write_range_to(Target& target, const DType& dtype, int64_t first, py::handl
   target.write_range_values(first, converted);
 }
 
-void write_range(Carrier& c, int64_t first, py::handle values) {
+void write_range(Carrier& c, Index first, py::handle values) {
   write_range_to(c, c.dtype(), first, values);
 }
 
@@ -334,13 +362,12 @@ void bind_carriers(py::module_& m) {
       .def_property_readonly("is_released", getter<&Carrier::is_released>())
       .def_property_readonly("owner", getter<&Carrier::owner>())
       .def(
-          "read", [](const Carrier& c, int64_t slot) { return from_value(c.read(slot)); },
+          "read", [](const Carrier& c, Index slot) { return from_value(c.read(slot)); },
           py::arg("slot"))
       .def(
-          "write",
-          [](Carrier& c, int64_t slot, py::handle value) { c.write(slot, to_value(value)); },
+          "write", [](Carrier& c, Index slot, py::handle value) { c.write(slot, to_value(value)); },
           py::arg("slot"), py::arg("value"))
-      .def("tolist", [](const Carrier& c) { return read_range(c, 0, c.slots(), py::none()); })
+      .def("tolist", [](const Carrier& c) { return read_range(c, {0}, {c.slots()}, py::none()); })
       .def("read_range", &read_range, py::arg("first"), py::arg("count"), py::kw_only(),
            py::arg("out") = py::none())
       .def("write_range", &write_range, py::arg("first"), py::arg("values"))
@@ -372,11 +399,11 @@ void bind_carriers(py::module_& m) {
       .def_property_readonly("operation", getter<&Lease::operation>())
       .def_property_readonly("active", getter<&Lease::active>())
       .def(
-          "write", [](Lease& l, int64_t slot, py::handle value) { l.write(slot, to_value(value)); },
+          "write", [](Lease& l, Index slot, py::handle value) { l.write(slot, to_value(value)); },
           py::arg("slot"), py::arg("value"))
       .def(
           "write_range",
-          [](Lease& l, int64_t first, py::handle values) {
+          [](Lease& l, Index first, py::handle values) {
             write_range_to(l, l.carrier().dtype(), first, values);
           },
           py::arg("first"), py::arg("values"))
@@ -400,12 +427,21 @@ void bind_carriers(py::module_& m) {
                         "Element storage for any dtype, abstract ones included; no pointer.");
   bind_builtin<CPU>(m, "CPU", "Slots in one 64-byte-aligned host buffer; DLPack device (1, 0).")
       .def("pointer", [](const CPU& c) { return reinterpret_cast<uintptr_t>(c.data()); });
-  bind_builtin<FileBacked, std::optional<std::filesystem::path>>(
+  CarrierPyClass<FileBacked> file_backed = bind_carrier_class<FileBacked>(
       m, "FileBacked",
       "Slots in a file, native encoding, no header; path=None makes a temporary file removed "
-      "at release and at exit.",
-      py::arg("path") = py::none())
-      .def_property_readonly("path", getter<&FileBacked::path>());
+      "at release and at exit.");
+  // bind_builtin's signature, with the path converted by file_path_arg.
+  def_carrier_init<FileBacked, py::handle, py::handle, py::handle, py::object, bool>(
+      file_backed,
+      [](py::handle dtype, py::handle n, py::handle path, py::object values, bool mutable_) {
+        return std::make_tuple(require_dtype(dtype, "FileBacked"), slot_count(n, "FileBacked"),
+                               file_path_arg(path, "FileBacked"), optional_values(values),
+                               mutable_);
+      },
+      py::arg("dtype"), py::arg("n") = py::none(), py::arg("path") = py::none(), py::kw_only(),
+      py::arg("values") = py::none(), py::arg("mutable") = true);
+  file_backed.def_property_readonly("path", getter<&FileBacked::path>());
   bind_builtin<Metal>(m, "Metal",
                       "Slots in a device buffer of the Metal device queue (the emulated device "
                       "here); Float32, Int32 and Bool; reads and writes synchronize; no DLPack.");
@@ -414,13 +450,14 @@ void bind_carriers(py::module_& m) {
       "Slots on a file or block device in whole aligned blocks (O_DIRECT, else buffered); "
       "path=None makes a temporary file removed at release and at exit.");
   // bind_builtin's signature with block_size after path, converted like n.
-  def_carrier_init<BlockDeviceCarrier, py::handle, py::handle, std::optional<std::filesystem::path>,
-                   py::handle, py::object, bool>(
+  def_carrier_init<BlockDeviceCarrier, py::handle, py::handle, py::handle, py::handle, py::object,
+                   bool>(
       block_device,
-      [](py::handle dtype, py::handle n, std::optional<std::filesystem::path> path,
-         py::handle block_size, py::object values, bool mutable_) {
+      [](py::handle dtype, py::handle n, py::handle path, py::handle block_size, py::object values,
+         bool mutable_) {
         return std::make_tuple(require_dtype(dtype, "BlockDeviceCarrier"),
-                               slot_count(n, "BlockDeviceCarrier"), std::move(path),
+                               slot_count(n, "BlockDeviceCarrier"),
+                               file_path_arg(path, "BlockDeviceCarrier"),
                                block_size_arg(block_size), optional_values(values), mutable_);
       },
       py::arg("dtype"), py::arg("n") = py::none(), py::arg("path") = py::none(),

@@ -86,8 +86,7 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
           [](const Layout& l, py::handle coord) { return l(to_int_tuple(coord, "coordinate")); },
           py::arg("coord"))
       .def(
-          "idx2crd",
-          [](const Layout& l, int64_t index) { return from_int_tuple(l.idx2crd(index)); },
+          "idx2crd", [](const Layout& l, Index index) { return from_int_tuple(l.idx2crd(index)); },
           py::arg("index"))
       .def(
           "mode",
@@ -123,7 +122,7 @@ and print in CuTe notation, e.g. (2,(3,4)):(1,(2,6)).
       py::arg("shape"), "The canonical injective layout of shape: CuTe's compact column-major.");
   m.def(
       "idx2crd",
-      [](int64_t index, py::handle shape) {
+      [](Index index, py::handle shape) {
         return from_int_tuple(idx2crd(index, to_int_tuple(shape, "shape")));
       },
       py::arg("index"), py::arg("shape"));

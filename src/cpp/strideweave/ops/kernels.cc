@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <string>
 #include <utility>
 
 #include "strideweave/carrier/carrier.h"
@@ -13,6 +14,7 @@
 #include "strideweave/device/queue.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/layout/runs.h"
+#include "strideweave/util/allocation.h"
 
 namespace strideweave::ops {
 
@@ -21,13 +23,24 @@ namespace {
 // The items of non-empty `t` (its subtensor `s`) in canonical order, under the
 // carrier lock `reader` stands for: in place when the storage is host memory
 // and the view is canonical-contiguous, else gathered into `scratch`.
+// Sizes `scratch` for the `count` items of `dtype` an operand of `op` is
+// gathered into (a broadcast view is as many items as its shape holds).
+// Throws MemoryError naming the operation, the count and the dtype when they
+// cannot be allocated.
+void size_scratch(std::vector<std::byte>& scratch, int64_t count, const DType& dtype,
+                  const char* op) {
+  allocating(std::string(op) + ": gathering an operand", count, "items of " + dtype.name(),
+             [&] { scratch.resize(static_cast<std::size_t>(count) * *dtype.itemsize()); });
+}
+
 const std::byte* canonical_items(const SlotReader& reader, const Tensor& t, const Subtensor& s,
-                                 const Layout& canonical, std::vector<std::byte>& scratch) {
+                                 const Layout& canonical, std::vector<std::byte>& scratch,
+                                 const char* op) {
   const int64_t n = s.layout.size();
   if (is_canonical_contiguous(s.layout)) {
     if (const std::byte* host = reader.host_range(s.offset, n)) return host;
   }
-  scratch.resize(static_cast<std::size_t>(n) * *t.dtype().itemsize());
+  size_scratch(scratch, n, t.dtype(), op);
   reader.gather(s.layout, s.offset, scratch.data(), canonical);
   return scratch.data();
 }
@@ -40,7 +53,7 @@ void with_canonical(const Tensor& t, const Layout& canonical, const char* op,
                     std::vector<std::byte>& scratch, F&& fn) {
   const Subtensor& s = t.subtensor(op);
   s.carrier->read_locked(op, [&](const SlotReader& reader) {
-    if (s.layout.size() != 0) fn(canonical_items(reader, t, s, canonical, scratch));
+    if (s.layout.size() != 0) fn(canonical_items(reader, t, s, canonical, scratch, op));
   });
 }
 
@@ -62,8 +75,8 @@ void with_both_canonical(const Tensor& a, const Tensor& b, const Layout& canonic
   if (sa.carrier == sb.carrier) {
     sa.carrier->read_locked(op, [&](const SlotReader& reader) {
       if (empty) return;
-      fn(canonical_items(reader, a, sa, canonical, scratch_a),
-         canonical_items(reader, b, sb, canonical, scratch_b));
+      fn(canonical_items(reader, a, sa, canonical, scratch_a, op),
+         canonical_items(reader, b, sb, canonical, scratch_b, op));
     });
     return;
   }
@@ -75,7 +88,7 @@ void with_both_canonical(const Tensor& a, const Tensor& b, const Layout& canonic
     const auto copy = [&](const Tensor& t, const Subtensor& s, std::vector<std::byte>& scratch) {
       s.carrier->read_locked(op, [&](const SlotReader& reader) {
         if (empty) return;
-        scratch.resize(static_cast<std::size_t>(s.layout.size()) * *t.dtype().itemsize());
+        size_scratch(scratch, s.layout.size(), t.dtype(), op);
         reader.gather(s.layout, s.offset, scratch.data(), canonical);
       });
     };
@@ -92,8 +105,8 @@ void with_both_canonical(const Tensor& a, const Tensor& b, const Layout& canonic
       if (empty) return;
       const SlotReader& ra = a_first ? first_reader : second_reader;
       const SlotReader& rb = a_first ? second_reader : first_reader;
-      fn(canonical_items(ra, a, sa, canonical, scratch_a),
-         canonical_items(rb, b, sb, canonical, scratch_b));
+      fn(canonical_items(ra, a, sa, canonical, scratch_a, op),
+         canonical_items(rb, b, sb, canonical, scratch_b, op));
     });
   });
 }
