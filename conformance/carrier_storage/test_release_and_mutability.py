@@ -218,3 +218,64 @@ def test_public_release_of_an_owned_carrier_is_refused_naming_the_owner(cls):
     owner.relinquish(owned)
     owned.release()
     assert owned.is_released and owned.owner is None
+
+
+def odd_new_like(kind: str):
+    """A CPU subclass whose new_like returns what `kind` names instead of a fresh one."""
+
+    class Odd(sw.CPU):
+        def new_like(self):
+            return {
+                "None": None,
+                "a plain CPU": sw.CPU(self.dtype),
+                "another dtype": Odd(sw.Int32),
+                "a sized carrier": Odd(self.dtype, 3),
+                "a released carrier": released(Odd(self.dtype)),
+                "an int": 5,
+            }[kind]
+
+    return Odd
+
+
+def released(carrier):
+    carrier.release()
+    return carrier
+
+
+NEW_LIKE_RESULTS = [
+    ("None", "returned None"),
+    ("a plain CPU", "(CPU of Float32)"),
+    ("another dtype", "Odd of Int32)"),
+    ("a sized carrier", "holding 3 slots"),
+    ("a released carrier", "which is released"),
+    ("an int", "returned 5 (int), not a Carrier"),
+]
+NEW_LIKE_IDS = [kind for kind, _ in NEW_LIKE_RESULTS]
+
+
+@pytest.mark.spec(f"{LIKE}#3")
+@pytest.mark.parametrize(("kind", "subject"), NEW_LIKE_RESULTS, ids=NEW_LIKE_IDS)
+def test_backward_refuses_what_a_new_like_override_returned(kind, subject):
+    """A move's backward stages the gradient in new_like() of the source's class: a result
+    that is no empty carrier of that class fails with TypeError before it is used, and no
+    gradient is stored."""
+    odd = odd_new_like(kind)
+    x = sw.Tensor(odd(sw.Float32, values=[1.0, 2.0]), sw.Layout(2))
+    x.requires_grad = True
+    y = sw.move(x, sw.Generic(sw.Float32))
+    with pytest.raises(TypeError, match="new_like") as info:
+        y.sum().backward()
+    assert subject in str(info.value)
+    assert x.grad is None
+
+
+@pytest.mark.spec(f"{LIKE}#3")
+@pytest.mark.parametrize(("kind", "subject"), NEW_LIKE_RESULTS, ids=NEW_LIKE_IDS)
+def test_an_evictable_refuses_what_a_new_like_override_returned(kind, subject):
+    """An Evictable's eviction replaces its fast tier with new_like() of it."""
+    fast = odd_new_like(kind)(sw.Float32, values=[1.0, 2.0])
+    evictable = sw.Evictable(fast, sw.Generic(sw.Float32, 2))
+    with pytest.raises(TypeError, match="new_like") as info:
+        evictable.evict()
+    assert subject in str(info.value)
+    assert evictable.tolist() == [1.0, 2.0]

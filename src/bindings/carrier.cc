@@ -141,7 +141,13 @@ class PyCarrier : public Base, public py::trampoline_self_life_support {
     gil.require();
     std::shared_ptr<Carrier> made;
     if (py::function override = py::get_override(static_cast<const Base*>(this), "new_like")) {
-      made = override().template cast<std::shared_ptr<Carrier>>();
+      const py::object returned = override();
+      if (!returned.is_none() && !py::isinstance<Carrier>(returned)) {
+        throw TypeError("new_like() of " + exact_.name() + " returned " +
+                        describe_object(returned) + ", not a Carrier");
+      }
+      // None stays null: the library's caller refuses it (Carrier::checked_new_like).
+      made = returned.template cast<std::shared_ptr<Carrier>>();
     } else {
       const py::object self = py::cast(static_cast<const Base*>(this));
       made =

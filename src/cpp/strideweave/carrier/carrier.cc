@@ -359,6 +359,26 @@ OwnerPath Carrier::owner_path(Carrier& owned) {
   return OwnerPath(*this, owned.shared_from_this());
 }
 
+std::shared_ptr<Carrier> Carrier::checked_new_like(const char* purpose) const {
+  std::shared_ptr<Carrier> made = new_like();
+  const auto refuse = [&](const std::string& what) {
+    throw TypeError(std::string(purpose) + ": new_like() of " + label() + " returned " + what +
+                    ", not an empty " + carrier_class().name() + " carrier of " + dtype().name());
+  };
+  if (made == nullptr) refuse("None");
+  if (&made->carrier_class() != &carrier_class() || made->dtype() != dtype()) {
+    refuse(made->label() + " (" + made->carrier_class().name() + " of " + made->dtype().name() +
+           ")");
+  }
+  if (made->is_released() || made->slots() != 0 || !made->is_mutable()) {
+    refuse(made->label() + ", which is " +
+           (made->is_released()  ? std::string("released")
+            : made->slots() != 0 ? "holding " + std::to_string(made->slots()) + " slots"
+                                 : std::string("not publicly mutable")));
+  }
+  return made;
+}
+
 std::shared_ptr<Carrier> Carrier::owner() const {
   std::lock_guard lock(mu_);
   return owner_.lock();

@@ -245,6 +245,12 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // and dtype. Valid on a released carrier.
   virtual std::shared_ptr<Carrier> new_like() const = 0;
 
+  // new_like(), checked before the library uses what it returned (a Python
+  // subclass's override may return anything): throws TypeError naming
+  // `purpose`, new_like, this carrier and what it returned unless that is a
+  // live, empty, publicly mutable carrier of this exact class and dtype.
+  std::shared_ptr<Carrier> checked_new_like(const char* purpose) const;
+
   // The DLPack opt-in hook. The default throws BufferError naming the class.
   virtual DLPackInfo dlpack_info() const;
 

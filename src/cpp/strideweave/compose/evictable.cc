@@ -106,7 +106,8 @@ std::shared_ptr<Carrier> Evictable::new_like() const {
     fast = fast_;
     slow = slow_;
   }
-  return make(fast->new_like(), slow->new_like());
+  return make(fast->checked_new_like("Evictable.new_like (the fast tier)"),
+              slow->checked_new_like("Evictable.new_like (the slow tier)"));
 }
 
 Evictable::Residency Evictable::residency() const {
@@ -140,13 +141,7 @@ void Evictable::evict() {
     slow = slow_;
   }
   lowered_transfer(*to_slow_, name, fast, 0, slots(), slow);
-  std::shared_ptr<Carrier> replacement = fast->new_like();
-  if (replacement == nullptr || &replacement->carrier_class() != &fast->carrier_class() ||
-      replacement->dtype() != fast->dtype() || replacement->slots() != 0) {
-    throw TypeError("Evictable: new_like() of the fast tier " + fast->label() +
-                    " did not return an empty " + fast->carrier_class().name() + " carrier of " +
-                    fast->dtype().name());
-  }
+  std::shared_ptr<Carrier> replacement = fast->checked_new_like("Evictable (the fast tier)");
   take_ownership(*replacement);
   try {
     std::lock_guard lock(mu_);

@@ -148,7 +148,8 @@ std::shared_ptr<TiledEvictable> TiledEvictable::create(DType dtype, std::optiona
   tiles.reserve(made->tile_sizes_.size());
   int64_t first = 0;
   for (const int64_t size : made->tile_sizes_) {
-    std::shared_ptr<Carrier> tile = made->slow_prototype_->new_like();
+    std::shared_ptr<Carrier> tile =
+        made->slow_prototype_->checked_new_like("TiledEvictable (a slow tile)");
     tile->allocate(size);
     if (values) {
       tile->write_range_values(0, std::span(converted).subspan(static_cast<std::size_t>(first),
@@ -335,7 +336,8 @@ void TiledEvictable::load(int64_t t, const std::vector<bool>& keep) {
     std::lock_guard lock(mu_);
     slow = tiles_[static_cast<std::size_t>(t)].slow;
   }
-  std::shared_ptr<Carrier> fresh = fast_prototype_->new_like();
+  std::shared_ptr<Carrier> fresh =
+      fast_prototype_->checked_new_like("TiledEvictable (a fast tile)");
   lowered_transfer(*to_fast_, transition_name("load", t), slow, 0,
                    tile_sizes_[static_cast<std::size_t>(t)], fresh);
   take_ownership(*fresh);

@@ -25,7 +25,7 @@ std::shared_ptr<const Tensor> stage(const Tensor& cotangent, const Layout& layou
   std::vector<std::byte> items(static_cast<std::size_t>(
       checked_mul(cosize, static_cast<int64_t>(itemsize), "the staged gradient's size")));
   cotangent.read_into(items, layout);
-  std::shared_ptr<Carrier> staged = like.new_like();
+  std::shared_ptr<Carrier> staged = like.checked_new_like("move (backward)");
   staged->allocate(cosize);
   staged->write_range(0, items);
   return Tensor::make(std::move(staged), layout, 0);
@@ -82,8 +82,8 @@ std::vector<std::shared_ptr<const Tensor>> MoveNode::apply(
   const Layout layout =
       source_layout_.is_injective() ? source_layout_ : compact_col_major(source_layout_.shape());
   std::shared_ptr<const Tensor> staged = stage(*cotangent, layout, *carriers.destination);
-  const std::shared_ptr<MoveRequest> reverse =
-      MoveRequest::initiate(std::move(staged), carriers.source->new_like(), &reverse_);
+  const std::shared_ptr<MoveRequest> reverse = MoveRequest::initiate(
+      std::move(staged), carriers.source->checked_new_like("move (backward)"), &reverse_);
   return {reverse->completion().wait()};
 }
 
