@@ -253,3 +253,27 @@ def test_offer_no_pointer():
     g = sw.Generic(sw.Float32, 2)
     assert not hasattr(g, "pointer")
     assert hasattr(sw.CPU(sw.Float32, 2), "pointer")
+
+
+@pytest.mark.spec(f"{HOOK}#6")
+@pytest.mark.parametrize("how", ["release", "move"])
+def test_a_dlpack_info_that_releases_its_carrier_exports_nothing(how):
+    """The hook answers with the storage's pointer, then releases the carrier (itself,
+    or by moving a Tensor out of it): the export fails once the hook returns, and no
+    capsule addresses the freed storage."""
+
+    class Releasing(sw.CPU):
+        def dlpack_info(self):
+            info = super().dlpack_info()
+            if how == "release":
+                self.release()
+            else:
+                sw.move(sw.Tensor(self, sw.Layout(self.slots)), sw.CPU(self.dtype))
+            return info
+
+    t = sw.Tensor(Releasing(sw.Float32, values=[1.0, 2.0, 3.0]), sw.Layout(3))
+    before = sw._core._live_dlpack_exports()
+    with pytest.raises(BufferError, match="released by its dlpack_info"):
+        t.__dlpack__()
+    assert t.carrier.is_released
+    assert sw._core._live_dlpack_exports() == before

@@ -98,6 +98,15 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
   }
   s.carrier->require_not_being_written("DLPack export (__dlpack__)");
   const DLPackInfo info = s.carrier->dlpack_info();
+  // The hook may be a caller's code: what it did to the carrier is checked
+  // before its answer is used. A carrier it released (directly, or by moving
+  // a Tensor out of it) holds no storage to export; one it pinned for writing
+  // refuses readers as before the call.
+  if (s.carrier->is_released()) {
+    throw BufferError("DLPack export (__dlpack__): " + s.carrier->label() +
+                      " was released by its dlpack_info() hook; nothing is exported");
+  }
+  s.carrier->require_not_being_written("DLPack export (__dlpack__)");
   const std::optional<dlpack::DLDataType> dtype = dlpack_dtype(tensor.dtype());
   if (!dtype) {
     throw BufferError("dtype " + tensor.dtype().name() +
