@@ -97,12 +97,14 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
         "implemented");
   }
   s.carrier->require_not_being_written("DLPack export (__dlpack__)");
+  const bool released_before = s.carrier->is_released();
   const DLPackInfo info = s.carrier->dlpack_info();
   // The hook may be a caller's code: what it did to the carrier is checked
   // before its answer is used. A carrier it released (directly, or by moving
   // a Tensor out of it) holds no storage to export; one it pinned for writing
-  // refuses readers as before the call.
-  if (s.carrier->is_released()) {
+  // refuses readers as before the call. (A carrier released before the call
+  // is the rows below: a null pointer fails unless nothing is addressed.)
+  if (!released_before && s.carrier->is_released()) {
     throw BufferError("DLPack export (__dlpack__): " + s.carrier->label() +
                       " was released by its dlpack_info() hook; nothing is exported");
   }
