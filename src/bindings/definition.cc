@@ -40,8 +40,15 @@ void report_future(const TransferDone& done, const py::object& future) {
   try {
     const py::object exception = future.attr("exception")();  // CancelledError when cancelled
     if (!exception.is_none()) {
+      if (!PyExceptionInstance_Check(exception.ptr())) {
+        throw TypeError("move: the Future of a prepared transfer returned " +
+                        describe_object(exception) +
+                        " from exception(), neither None nor an exception");
+      }
       raise_object(exception);
     }
+  } catch (const Error&) {
+    error = std::current_exception();
   } catch (py::error_already_set& e) {
     error = std::make_exception_ptr(PythonException(e));
   }
@@ -175,8 +182,8 @@ std::shared_ptr<CarrierDefinition> make_definition(py::handle carrier_class, py:
 void bind_definitions(py::module_& m) {
   py::class_<MoveTransfer>(
       m, "TransferRequest",
-      "One move as a route's provider sees it in prepare(request): validated and sized, not "
-      "yet pinned, allocated or submitted.")
+      "One move as a route's provider sees it in prepare(request): validated, sized and "
+      "pinned (the provider may read the source), not yet allocated or submitted.")
       .def_property_readonly("route_id", [](const MoveTransfer& r) { return r.route->route_id; })
       .def_property_readonly(
           "tensor", [](const MoveTransfer& r) { return std::const_pointer_cast<Tensor>(r.tensor); })

@@ -7,6 +7,8 @@
 
 #include <memory>
 
+#include "strideweave/exec/thread_pool.h"
+
 namespace strideweave::bindings {
 
 // Holds the GIL for one call into Python, or nothing once the interpreter is
@@ -25,6 +27,11 @@ namespace strideweave::bindings {
 //     which is held until the GIL is taken: no thread ever waits for the GIL
 //     in a finalizing interpreter (CPython would end it mid-frame).
 // When nothing was acquired the caller must skip its Python call (false).
+//
+// Python is code the engine does not control: on a worker of a ThreadPool,
+// the scope is a ThreadPool::BlockingRegion from its start (the wait for the
+// GIL included) to its end, so a caller's hook that blocks, or waits on a move
+// it starts, never leaves the pool without ready workers.
 class ExitSafeGil {
  public:
   explicit ExitSafeGil(const char* call);
@@ -39,6 +46,7 @@ class ExitSafeGil {
   void require() const;
 
  private:
+  ThreadPool::BlockingRegion blocking_;
   const char* call_;
   bool acquired_ = false;
   bool counted_ = false;  // a call from a thread that did not hold the GIL

@@ -23,8 +23,7 @@ IntTuple convert(py::handle obj, std::string_view what, int depth) {
       throw ValueError(std::string(what) + " nests deeper than the limit of " +
                        std::to_string(IntTuple::kMaxDepth) + " levels");
     }
-    const auto items = py::reinterpret_steal<py::tuple>(PySequence_Tuple(obj.ptr()));
-    if (!items) throw py::error_already_set();
+    const py::tuple items = stored_items(obj);
     std::vector<IntTuple> elements;
     elements.reserve(items.size());
     for (py::handle e : items) elements.push_back(convert(e, what, depth + 1));
@@ -43,6 +42,14 @@ IntTuple convert(py::handle obj, std::string_view what, int depth) {
 }
 
 }  // namespace
+
+py::tuple stored_items(py::handle list_or_tuple) {
+  PyObject* items = PyList_Check(list_or_tuple.ptr())
+                        ? PyList_AsTuple(list_or_tuple.ptr())
+                        : PyTuple_GetSlice(list_or_tuple.ptr(), 0, PY_SSIZE_T_MAX);
+  if (items == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::tuple>(items);
+}
 
 IntTuple to_int_tuple(py::handle obj, std::string_view what) { return convert(obj, what, 0); }
 

@@ -98,8 +98,13 @@ class PyMoveOperation : public Base,
     gil.require();
     try {
       const py::function hook = py::get_override(static_cast<const Base*>(this), "_copy");
-      hook(std::const_pointer_cast<Tensor>(transfer.tensor), transfer.destination,
-           std::const_pointer_cast<Tensor>(transfer.output), transfer.element_count);
+      const py::object returned =
+          hook(std::const_pointer_cast<Tensor>(transfer.tensor), transfer.destination,
+               std::const_pointer_cast<Tensor>(transfer.output), transfer.element_count);
+      if (!returned.is_none()) {
+        throw TypeError("move: " + exact_.name() + "._copy returned " + describe_object(returned) +
+                        "; a copy hook fills the destination and returns None");
+      }
     } catch (py::error_already_set& e) {
       throw PythonException(e);
     }

@@ -27,7 +27,9 @@ class AwaitMove final : public AwaitResult {
   bool done() const override { return request_->completion().done(); }
 
  private:
-  void block() const override { block_on(request_->completion()); }
+  bool block_for(std::chrono::milliseconds timeout) const override {
+    return request_->completion().wait_for(timeout);
+  }
   std::exception_ptr failure() const override { return request_->completion().error(); }
   py::object result() const override {
     return py::cast(std::const_pointer_cast<Tensor>(request_->completion().wait()));

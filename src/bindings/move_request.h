@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <exception>
 
 #include "gil.h"
@@ -11,11 +12,21 @@
 
 namespace strideweave::bindings {
 
+// How long a wait blocks without the GIL before it looks for a pending signal.
+inline constexpr std::chrono::milliseconds kSignalPollInterval{20};
+
 // AwaitResult: the read-only completion handle of one framework-created
 // request (AwaitMove here; AwaitProjection and AwaitResidency in
-// tiled_evictable.cc subclass it). wait() blocks with the GIL released, then returns the identical
-// result object, or raises the identical exception object, on every call
-// (both cached here, under the GIL, on the first observation).
+// tiled_evictable.cc subclass it). wait() blocks with the GIL released, then
+// returns the identical result object, or raises the identical exception
+// object, on every call (both cached here, under the GIL, on the first
+// observation).
+//
+// wait() is interruptible: every kSignalPollInterval it takes the GIL and runs
+// the pending signal handlers (PyErr_CheckSignals; they run on the main thread
+// only). An exception a handler raises, KeyboardInterrupt for Ctrl-C,
+// propagates from wait() at once. The request goes on and the handle stays
+// valid: a later wait() returns the outcome.
 class AwaitResult {
  public:
   virtual ~AwaitResult() = default;
@@ -23,7 +34,10 @@ class AwaitResult {
   virtual bool done() const = 0;
 
   pybind11::object wait() {
-    if (!done()) without_gil([&] { block(); });
+    while (!done()) {
+      if (without_gil([&] { return block_for(kSignalPollInterval); })) break;
+      if (PyErr_CheckSignals() != 0) throw pybind11::error_already_set();
+    }
     if (!value_.is_none() || !exception_.is_none()) return observed();
     if (std::exception_ptr error = failure()) {
       exception_ = exception_object(error);
@@ -34,8 +48,9 @@ class AwaitResult {
   }
 
  protected:
-  // Blocks until the terminal outcome; called without the GIL.
-  virtual void block() const = 0;
+  // Blocks until the terminal outcome or `timeout`, whichever comes first;
+  // true at the outcome. Called without the GIL; never throws the failure.
+  virtual bool block_for(std::chrono::milliseconds timeout) const = 0;
   // The recorded failure, or nullptr after success.
   virtual std::exception_ptr failure() const = 0;
   // The result object after success; called with the GIL.
@@ -50,16 +65,6 @@ class AwaitResult {
   pybind11::object value_ = pybind11::none();
   pybind11::object exception_ = pybind11::none();
 };
-
-// Blocks on `completion` (a Completion<T>) until its terminal outcome,
-// swallowing the failure, which AwaitResult observes through failure().
-template <class C>
-void block_on(const C& completion) {
-  try {
-    completion.wait();
-  } catch (...) {  // observed through failure()
-  }
-}
 
 void bind_move_request(pybind11::module_& m);
 

@@ -95,8 +95,7 @@ void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extent
   }
   if (!is_sequence) throw ValueError("ragged nesting: a value where a sequence was expected");
   // A copy: converting an item (its __index__) may mutate a list being read.
-  const auto items = py::reinterpret_steal<py::tuple>(PySequence_Tuple(obj.ptr()));
-  if (!items) throw py::error_already_set();
+  const py::tuple items = stored_items(obj);
   const auto n = static_cast<int64_t>(items.size());
   if (n != extents[depth]) {
     throw ValueError("ragged nesting: length " + std::to_string(n) + " at depth " +
@@ -131,16 +130,19 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   if (py::hasattr(values, "tolist") && !PyList_Check(values.ptr()))
     values = values.attr("tolist")();
   // The shape comes from the first element at each depth; read_nested then
-  // checks every element against it.
+  // checks every element against it. Each level is read as read_nested reads
+  // it, by its stored items: a list subclass's __len__ and __getitem__ are
+  // never asked, so they cannot give a shape its items contradict.
   std::vector<int64_t> extents;
   for (py::object probe = values; PyList_Check(probe.ptr()) || PyTuple_Check(probe.ptr());) {
     if (extents.size() == kMaxValueNesting) {
       throw ValueError("tensor values nest deeper than the limit of " +
                        std::to_string(kMaxValueNesting) + " levels");
     }
-    extents.push_back(static_cast<int64_t>(py::len(probe)));
+    const py::tuple items = stored_items(probe);
+    extents.push_back(static_cast<int64_t>(items.size()));
     if (extents.back() == 0) break;
-    probe = probe[py::int_(0)];
+    probe = items[0];
   }
   std::vector<Value> flat;
   read_nested(values, 0, extents, flat);

@@ -150,6 +150,10 @@ void bind_testing(py::module_& m) {
   t.def("pool_threads", &process_pool_threads,
         "The number of workers of the process-wide pool (started or to be started).");
   t.def(
+      "live_pool_threads", [] { return process_pool().live_threads(); },
+      "The workers of the process-wide pool alive now: pool_threads() plus the extra workers "
+      "started while workers ran Python, until they end.");
+  t.def(
       "release_owned", [](Carrier& owner, Carrier& owned) { owner.owner_path(owned).release(); },
       py::arg("owner"), py::arg("owned"), py::call_guard<py::gil_scoped_release>(),
       "Releases `owned` through the owner path of `owner`, as a composite releases its parts.");

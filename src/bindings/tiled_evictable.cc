@@ -45,7 +45,9 @@ class CompletionResult : public AwaitResult {
   bool done() const override { return completion_->done(); }
 
  protected:
-  void block() const override { block_on(*completion_); }
+  bool block_for(std::chrono::milliseconds timeout) const override {
+    return completion_->wait_for(timeout);
+  }
   std::exception_ptr failure() const override { return completion_->error(); }
 
   std::shared_ptr<const Completion<T>> completion_;

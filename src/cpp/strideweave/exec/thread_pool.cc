@@ -60,10 +60,23 @@ int requested_threads_locked(const ProcessPool& state) {
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
+namespace {
+
+// The pool whose worker the calling thread is (null elsewhere), and the depth
+// of the BlockingRegions the thread is inside.
+thread_local ThreadPool* current_pool = nullptr;
+thread_local int region_depth = 0;
+
+}  // namespace
+
+ThreadPool::ThreadPool(int threads) : size_(threads) {
   require_pool_size(threads, "ThreadPool: threads");
-  workers_.reserve(static_cast<std::size_t>(threads));
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+  std::lock_guard lock(mu_);
+  for (int i = 0; i < threads; ++i) {
+    const int64_t id = next_id_++;
+    workers_.emplace(id, std::thread([this, id] { work(id); }));
+    ++live_;
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -72,16 +85,28 @@ ThreadPool::~ThreadPool() {
     stopping_ = true;
   }
   task_ready_.notify_all();
-  for (std::thread& worker : workers_) worker.join();
+  // A task still running may start a worker meanwhile: join until none is left.
+  for (;;) {
+    std::thread worker;
+    {
+      std::lock_guard lock(mu_);
+      if (workers_.empty()) return;
+      worker = std::move(workers_.begin()->second);
+      workers_.erase(workers_.begin());
+    }
+    worker.join();
+  }
 }
 
 void ThreadPool::submit(std::function<void()> task) {
-  {
-    std::lock_guard lock(mu_);
-    queue_.push_back(std::move(task));
-    ++unfinished_;
+  std::lock_guard lock(mu_);
+  queue_.push_back(std::move(task));
+  ++unfinished_;
+  if (waiting_ > 0) {
+    task_ready_.notify_one();
+  } else {
+    keep_ready_locked();
   }
-  task_ready_.notify_one();
 }
 
 void ThreadPool::wait_idle() {
@@ -89,11 +114,59 @@ void ThreadPool::wait_idle() {
   idle_.wait(lock, [this] { return unfinished_ == 0; });
 }
 
-void ThreadPool::work() {
+int ThreadPool::live_threads() const {
+  std::lock_guard lock(mu_);
+  return live_;
+}
+
+void ThreadPool::keep_ready_locked() noexcept {
+  if (!queue_.empty() && waiting_ == 0 && live_ - blocked_ < size_) start_worker_locked();
+}
+
+void ThreadPool::start_worker_locked() noexcept {
+  join_ended_locked();
+  if (live_ >= kMaxThreads) return;
+  const int64_t id = next_id_;
+  try {
+    workers_.emplace(id, std::thread([this, id] { work(id); }));
+  } catch (...) {  // the system refused a thread: queued tasks wait for a free worker
+    return;
+  }
+  ++next_id_;
+  ++live_;
+}
+
+void ThreadPool::join_ended_locked() {
+  // An ended worker released mu_ as its last step, so joining it under mu_
+  // waits only for its thread to finish returning.
+  for (const int64_t id : ended_) {
+    const auto found = workers_.find(id);
+    if (found == workers_.end()) continue;  // the destructor joined it
+    found->second.join();
+    workers_.erase(found);
+  }
+  ended_.clear();
+}
+
+void ThreadPool::work(int64_t id) {
+  current_pool = this;
   std::unique_lock lock(mu_);
   for (;;) {
-    task_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, and every task has been taken
+    if (queue_.empty()) {
+      // More counted workers than the pool keeps ready: a worker that left its
+      // BlockingRegion made an extra one surplus, and this one ends.
+      const bool surplus = live_ - blocked_ > size_;
+      if (stopping_ || surplus) {
+        if (!stopping_) ended_.push_back(id);
+        --live_;
+        return;
+      }
+      ++waiting_;
+      task_ready_.wait(lock,
+                       [this] { return stopping_ || !queue_.empty() || live_ - blocked_ > size_; });
+      --waiting_;
+      continue;
+    }
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
@@ -101,6 +174,25 @@ void ThreadPool::work() {
     task = nullptr;  // the task's captures go before it counts as finished
     lock.lock();
     if (--unfinished_ == 0) idle_.notify_all();
+  }
+}
+
+ThreadPool::BlockingRegion::BlockingRegion() noexcept
+    : pool_(region_depth++ == 0 ? current_pool : nullptr) {
+  if (pool_ == nullptr) return;
+  std::lock_guard lock(pool_->mu_);
+  ++pool_->blocked_;
+  pool_->keep_ready_locked();
+}
+
+ThreadPool::BlockingRegion::~BlockingRegion() {
+  --region_depth;
+  if (pool_ == nullptr) return;
+  std::lock_guard lock(pool_->mu_);
+  --pool_->blocked_;
+  // An idle worker may now be surplus: let one look.
+  if (pool_->waiting_ > 0 && pool_->live_ - pool_->blocked_ > pool_->size_) {
+    pool_->task_ready_.notify_one();
   }
 }
 

@@ -1,12 +1,13 @@
 // ThreadPool: worker threads for the work a movement runs off the caller's
-// thread (providers' I/O, Python _copy hooks), and the one process-wide pool
-// (docs/threading.md).
+// thread (providers' I/O, Python _copy hooks), kept ready while workers block
+// in a caller's code, and the one process-wide pool (docs/threading.md).
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -14,9 +15,21 @@
 
 namespace strideweave {
 
-// A fixed set of worker threads running submitted tasks in submission order
-// (the first free worker takes the oldest task). The pool's own lock is never
-// held while a task runs, so a task may submit further tasks.
+// A set of worker threads running submitted tasks in submission order (the
+// first free worker takes the oldest task). The pool's own lock is never held
+// while a task runs, so a task may submit further tasks.
+//
+// The pool keeps threads() workers ready for its queue, however many of its
+// workers are blocked in a caller's code. A task that runs code it does not
+// control (a caller's hook: code that may block, wait on other pool tasks or
+// start further moves) marks it with a BlockingRegion. While a worker is
+// inside one, the pool does not count it: when a task is queued and no
+// counted worker is free, the pool starts an extra worker, so a region that
+// waits on the pool's own work (a hook that moves, at any nesting depth) or
+// blocks forever (a hook that never returns) never stops other tasks from
+// running. Extra workers end when they find nothing to do while the pool has
+// more counted workers than threads(). The pool holds at most kMaxThreads
+// workers; at that bound a queued task waits for a worker to be free.
 //
 // A task must handle its own errors: an exception escaping a task ends the
 // process (std::terminate), as one escaping a std::thread does. Thread
@@ -42,20 +55,55 @@ class ThreadPool {
   // too). Must not be called from one of this pool's workers.
   void wait_idle();
 
-  int threads() const noexcept { return static_cast<int>(workers_.size()); }
+  // The number of workers the pool keeps ready: the size it was made with.
+  int threads() const noexcept { return size_; }
+
+  // The workers alive now: threads() plus the extra workers started while
+  // workers were inside BlockingRegions (and not yet ended).
+  int live_threads() const;
 
   static constexpr int kMaxThreads = 1024;
 
- private:
-  void work();
+  // Marks the calling thread, for its lifetime, as running code that may
+  // block: on a worker of any ThreadPool, that pool stops counting the worker
+  // until the region ends (see the class comment). Nests; does nothing on a
+  // thread that is not a pool worker. Never throws: when no extra worker can
+  // be started (the bound, or the system refuses a thread), queued tasks wait
+  // for a free worker.
+  class BlockingRegion {
+   public:
+    BlockingRegion() noexcept;
+    ~BlockingRegion();
+    BlockingRegion(const BlockingRegion&) = delete;
+    BlockingRegion& operator=(const BlockingRegion&) = delete;
 
-  std::mutex mu_;
+   private:
+    ThreadPool* pool_;  // the pool whose worker entered the outermost region, else null
+  };
+
+ private:
+  void work(int64_t id);
+  // Starts one worker unless the bound or the system forbids it. Requires mu_.
+  void start_worker_locked() noexcept;
+  // Starts a worker when a task is queued and no counted worker is free.
+  // Requires mu_.
+  void keep_ready_locked() noexcept;
+  // Joins the workers that ended. Requires mu_.
+  void join_ended_locked();
+
+  const int size_;
+  mutable std::mutex mu_;
   std::condition_variable task_ready_;
   std::condition_variable idle_;
   std::deque<std::function<void()>> queue_;
   int64_t unfinished_ = 0;  // queued plus running tasks
   bool stopping_ = false;
-  std::vector<std::thread> workers_;
+  int live_ = 0;     // workers started and not ended
+  int waiting_ = 0;  // workers waiting for a task
+  int blocked_ = 0;  // workers inside a BlockingRegion
+  int64_t next_id_ = 0;
+  std::map<int64_t, std::thread> workers_;
+  std::vector<int64_t> ended_;  // ended extra workers, to join
 };
 
 // The process-wide pool: started on first use, never destroyed. Its workers

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -94,6 +95,101 @@ TEST(ThreadPool, ManySubmittersOneIdleWait) {
   for (std::thread& s : submitters) s.join();
   pool.wait_idle();
   EXPECT_EQ(total.load(), 4000);
+}
+
+// A one-shot signal a test waits for with a deadline, so that a pool that
+// fails to run the signalling task fails the test instead of hanging it.
+class Latch {
+ public:
+  void open() {
+    {
+      std::lock_guard lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+  bool wait() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(30), [this] { return open_; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+TEST(ThreadPool, ATaskBlockedInARegionNeverStopsTheTasksQueuedAfterIt) {
+  // One worker: the first task blocks until the second has run. Without the
+  // region's extra worker, the second task never starts.
+  ThreadPool pool(1);
+  Latch second_ran;
+  std::atomic<bool> first_saw_it{false};
+  pool.submit([&] {
+    const ThreadPool::BlockingRegion blocking;
+    first_saw_it = second_ran.wait();
+  });
+  pool.submit([&] { second_ran.open(); });
+  pool.wait_idle();
+  EXPECT_TRUE(first_saw_it.load());
+}
+
+// A task that, inside a region, submits the next level and waits for it:
+// a hook that starts a move and waits for it, nested `depth` times.
+void nest(ThreadPool& pool, int depth, std::atomic<int>& deepest, std::atomic<int>& failures) {
+  const ThreadPool::BlockingRegion blocking;
+  deepest = std::max(deepest.load(), depth);
+  if (depth == 0) return;
+  Latch child_done;
+  pool.submit([&pool, depth, &deepest, &failures, &child_done] {
+    nest(pool, depth - 1, deepest, failures);
+    child_done.open();
+  });
+  if (!child_done.wait()) ++failures;
+}
+
+TEST(ThreadPool, TasksWaitingOnTasksInRegionsCompleteAtAnyDepth) {
+  for (const int size : {1, 2}) {
+    ThreadPool pool(size);
+    std::atomic<int> deepest{0};
+    std::atomic<int> failures{0};
+    pool.submit([&] { nest(pool, 40, deepest, failures); });
+    pool.wait_idle();
+    EXPECT_EQ(deepest.load(), 40) << size;
+    EXPECT_EQ(failures.load(), 0) << size;
+  }
+}
+
+TEST(ThreadPool, ExtraWorkersEndOnceTheRegionsEnd) {
+  ThreadPool pool(2);
+  std::atomic<int> deepest{0};
+  std::atomic<int> failures{0};
+  pool.submit([&] { nest(pool, 10, deepest, failures); });
+  pool.wait_idle();
+  ASSERT_EQ(failures.load(), 0);
+  // An idle surplus worker ends when it next looks for work: wake them all by
+  // running more tasks than workers, then wait (bounded) for the count to settle.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (pool.live_threads() > pool.threads() && std::chrono::steady_clock::now() < deadline) {
+    for (int i = 0; i < 64; ++i) pool.submit([] {});
+    pool.wait_idle();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(pool.live_threads(), pool.threads());
+}
+
+TEST(ThreadPool, ARegionOffTheWorkersStartsNoWorker) {
+  ThreadPool pool(2);
+  {
+    const ThreadPool::BlockingRegion blocking;  // on the test's thread
+    const ThreadPool::BlockingRegion nested;
+    Latch ran;
+    pool.submit([&ran] { ran.open(); });
+    EXPECT_TRUE(ran.wait());
+    EXPECT_EQ(pool.live_threads(), 2);
+  }
+  pool.wait_idle();
+  EXPECT_EQ(pool.live_threads(), 2);
 }
 
 TEST(ThreadPool, ParsesTheThreadCountVariable) {

@@ -7,7 +7,8 @@
 // the commit without coordinating with the others. done() turns true exactly
 // when the outcome is recorded. wait() blocks until then and returns the same
 // value object, or rethrows the same exception object, on every call from
-// every thread.
+// every thread. wait_for() bounds one wait, for callers that must look at
+// something else meanwhile (the binding checks for signals between waits).
 //
 // Callbacks registered with on_done() run exactly once each, outside the
 // Completion's lock: on the recording thread, after the outcome is visible to
@@ -20,6 +21,7 @@
 // Completion's own mutex through its condition variable.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -61,6 +63,14 @@ class Completion {
     changed_.wait(lock, [&] { return done_; });
     if (error_) std::rethrow_exception(error_);
     return *value_;
+  }
+
+  // Blocks until the outcome is recorded or `timeout` has passed; true when
+  // it is recorded. Never rethrows: the outcome is read with wait() or error().
+  template <class Rep, class Period>
+  bool wait_for(std::chrono::duration<Rep, Period> timeout) const {
+    std::unique_lock lock(mu_);
+    return changed_.wait_for(lock, timeout, [&] { return done_; });
   }
 
   // The recorded exception, or nullptr while pending or after success.

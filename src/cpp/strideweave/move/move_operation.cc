@@ -26,9 +26,9 @@ const ClassDescriptor& MoveOperation::static_class() {
   return descriptor;
 }
 
-void MoveOperation::check_pair(const ClassDescriptor& source_class,
-                               const ClassDescriptor& destination_class) const {
-  const ClassDescriptor& operation = operation_class();
+void MoveOperation::check_pair(const ClassDescriptor& operation,
+                               const ClassDescriptor& source_class,
+                               const ClassDescriptor& destination_class) {
   for (const auto& [side, pinned, given] :
        {std::tuple{"source", operation.pinned_source(), &source_class},
         std::tuple{"destination", operation.pinned_destination(), &destination_class}}) {

@@ -54,13 +54,20 @@ class MoveOperation : public ops::Operation, public PreparedTransfer {
   // The exact class's name.
   std::string name() const override { return operation_class().name(); }
 
-  // Checks that this operation supports moving from a carrier of exact class
-  // `source_class` to one of exact class `destination_class`: a pinned side
-  // accepts its pinned class alone, an unpinned side any class. Throws
-  // TypeError naming the operation, the side and the required class. Checks
-  // the source side first.
+  // Checks that operations of the class `operation` support moving from a
+  // carrier of exact class `source_class` to one of exact class
+  // `destination_class`: a pinned side accepts its pinned class alone, an
+  // unpinned side any class. Throws TypeError naming the operation, the side
+  // and the required class. Checks the source side first. Needs no instance,
+  // so a move checks the pair before it instantiates a caller's class.
+  static void check_pair(const ClassDescriptor& operation, const ClassDescriptor& source_class,
+                         const ClassDescriptor& destination_class);
+
+  // check_pair for this operation's exact class.
   void check_pair(const ClassDescriptor& source_class,
-                  const ClassDescriptor& destination_class) const;
+                  const ClassDescriptor& destination_class) const {
+    check_pair(operation_class(), source_class, destination_class);
+  }
 
   // The copy hook: fills destination slots [0, element_count) so that
   // `output` holds the logical values of `tensor`; slots the layout does not

@@ -106,17 +106,9 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   const MoveRoute route =
       route_given != nullptr ? *route_given : resolve_move_route(source_class, destination_class);
   request->route_ = route;
-  std::shared_ptr<MoveOperation> operation;
   if (route.route == nullptr) {
-    operation = route.operation->make_operation();
-    operation->check_pair(source_class, destination_class);
+    MoveOperation::check_pair(*route.operation, source_class, destination_class);
   }
-  if (autograd::is_grad_enabled() && tensor->requires_grad()) {
-    request->node_ = std::make_shared<MoveNode>(
-        autograd::gradient_edge(*tensor), source.carrier, source.layout, destination,
-        capture_reverse_route(source_class, destination_class));
-  }
-  const autograd::GradModeGuard provider_records_nothing(false);
 
   const int64_t cosize = source.layout.size() == 0 ? 0 : source.layout.cosize();
   const int64_t slots = destination->slots();
@@ -126,6 +118,26 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
                      std::to_string(slots) + " slots, fewer than the layout's cosize " +
                      std::to_string(cosize) + ", and only an empty carrier can allocate");
   }
+  // Both carriers are pinned before any caller's hook runs (a Python move
+  // operation's instantiation, a provider's prepare): a hook that tries to
+  // release, move, write or take ownership of either fails at that call with
+  // the pin named, so what was validated above still holds when the hook
+  // returns. A failure from here on ends both pins (the request's leases).
+  request->name_ = "move #" + std::to_string(next_move_id++);
+  request->source_lease_.emplace(source.carrier->pin(request->name_));
+  request->destination_lease_.emplace(
+      destination->pin(request->name_, Carrier::PinAccess::kWriting));
+
+  std::shared_ptr<MoveOperation> operation;
+  if (route.route == nullptr) {
+    operation = route.operation->make_operation();
+  }
+  if (autograd::is_grad_enabled() && tensor->requires_grad()) {
+    request->node_ = std::make_shared<MoveNode>(
+        autograd::gradient_edge(*tensor), source.carrier, source.layout, destination,
+        capture_reverse_route(source_class, destination_class));
+  }
+  const autograd::GradModeGuard provider_records_nothing(false);
   move_fault_point(MoveStage::kValidation);
 
   MoveTransfer& transfer = request->transfer_;
@@ -149,10 +161,6 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   }
   move_fault_point(MoveStage::kRoutePreparation);
 
-  request->name_ = "move #" + std::to_string(next_move_id++);
-  request->source_lease_.emplace(source.carrier->pin(request->name_));
-  request->destination_lease_.emplace(
-      destination->pin(request->name_, Carrier::PinAccess::kWriting));
   // A staging transfer allocates storage of its own; the destination receives
   // it at the commit.
   const bool stages = request->prepared_->stages_destination();

@@ -4,9 +4,10 @@
 // prepared.
 //
 //   MoveTransfer     the transfer's context: what a provider's prepare()
-//                    sees (validated and sized, not yet pinned), and, once
-//                    both pins are held, the leases and the output the
-//                    transfer writes through. One per move, owned by it.
+//                    sees (validated, sized and pinned, not yet allocated),
+//                    and, once the destination is allocated, the leases and
+//                    the output the transfer writes through. One per move,
+//                    owned by it.
 //   PreparedTransfer what runs the transfer: start(transfer, done).
 //                    MoveOperation implements it; so does each provider's
 //                    prepared object.
@@ -45,10 +46,11 @@ class StagedValue {
 };
 
 // One move's transfer. The move fills the first group when the request has
-// passed validation (a route's provider reads it in prepare(): dtype, layout,
-// offset, element_count, each carrier's I/O alignment and block size), and
-// the second once both carriers are pinned, before start(); it keeps every
-// member alive until its terminal commit.
+// passed validation and pinned both carriers (a route's provider reads it in
+// prepare(): dtype, layout, offset, element_count, each carrier's I/O
+// alignment and block size), and the second once the destination is
+// allocated, before start(); it keeps every member alive until its terminal
+// commit.
 struct MoveTransfer {
   // Known at validation.
   const TransferRoute* route = nullptr;    // the definition route run, or null for a move operation
