@@ -22,10 +22,14 @@ by default, ``thorough`` for long local runs).
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import inspect
 import os
 import pathlib
 import sys
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -907,7 +911,235 @@ CRASH_PROBE = "<crash probe>"
 
 
 def target_names() -> list[str]:
-    return sorted(ENTRY_POINTS) + [f"{c}{PROPERTIES}" for c in sorted(PROPERTY_READERS)]
+    return (
+        sorted(ENTRY_POINTS)
+        + [f"{c}{PROPERTIES}" for c in sorted(PROPERTY_READERS)]
+        + sorted(HOOK_SCENARIOS)
+    )
+
+
+# -- hostile hooks ------------------------------------------------------------------
+# Scenario targets, run with the entry-point targets: a move runs through Python hooks
+# whose behaviour hypothesis draws (garbage returns, an Exception or a bare
+# BaseException, blocking, a re-entrant move, releasing or writing the move's own
+# carriers; spec/carrier-storage "A caller's hooks never starve the workers" and "A move
+# shields its carriers from the hooks it runs and checks what they return"). Whatever
+# the hooks do, the move reaches one outcome, observed identically by every wait(): the
+# moved values, or an accepted exception (a hook's own one as the same object); and
+# both carriers end unpinned, the source released exactly when the move succeeded.
+
+
+class _FuzzAbort(BaseException):
+    """A hook's bare BaseException (hypothesis stops on KeyboardInterrupt itself)."""
+
+
+_HOOK_ACTIONS = st.one_of(
+    st.just(("nothing",)),
+    st.tuples(st.just("return"), ANY),
+    st.tuples(st.just("raise"), st.sampled_from([_FuzzHookError, _FuzzAbort])),
+    st.tuples(st.just("block"), st.floats(0, 0.002)),
+    st.tuples(st.just("nest"), st.sampled_from([sw.CPU, sw.Generic, sw.FileBacked])),
+    st.tuples(
+        st.sampled_from(["release", "write", "move"]), st.sampled_from(["source", "destination"])
+    ),
+)
+# What a prepared transfer's Future reports: nothing (no Future), success, a failure, or
+# garbage from exception().
+_FUTURE_REPORTS = st.one_of(
+    st.just(None),
+    st.just(("succeed",)),
+    st.just(("fail",)),
+    st.tuples(st.just("exception() returns"), ANY),
+)
+# What a move through hostile hooks may end with (besides the hooks' own exceptions).
+_HOOK_OUTCOMES = (T, V, R, N, S.HostileError)
+
+
+class _HookPlan:
+    """The drawn behaviour of each hook of one move; its repr is the reproducer."""
+
+    def __init__(self, kind: str, actions: dict[str, tuple], report: tuple | None) -> None:
+        self.kind, self.actions, self.report = kind, actions, report
+        self.raised: list[BaseException] = []
+
+    def __repr__(self) -> str:
+        shown = {
+            hook: tuple(S.describe(a) for a in action) for hook, action in self.actions.items()
+        }
+        return f"_HookPlan({self.kind!r}, {shown}, report={self.report!r})"
+
+    def act(self, hook: str, tensor: sw.Tensor, destination: sw.Carrier) -> object:
+        """Runs ``hook``'s action; returns what the hook returns."""
+        action = self.actions.get(hook, ("nothing",))
+        verb = action[0]
+        if verb == "return":
+            return action[1]
+        if verb == "raise":
+            error = action[1](f"{hook} raised")
+            self.raised.append(error)
+            raise error
+        if verb == "block":
+            time.sleep(action[1])
+        elif verb == "nest":
+            inner = sw.Tensor(sw.CPU(sw.Int32, values=[1, 2, 3]), sw.Layout(3))
+            assert sw.move(inner, action[1](sw.Int32)).tolist() == [1, 2, 3]
+        elif verb in ("release", "write", "move"):
+            carrier = tensor.carrier if action[1] == "source" else destination
+            try:
+                if verb == "release":
+                    carrier.release()
+                elif verb == "write":
+                    carrier.write(0, 0)
+                else:
+                    sw.move(sw.Tensor(carrier, sw.Layout(1)), sw.CPU(sw.Int32))
+            except (RuntimeError, ValueError):
+                pass  # refused: the move's pin, or an empty destination not yet allocated
+        return None
+
+    def expected(self) -> str | None:
+        """The outcome the plan dictates: "raised" (the first raised object), "TypeError"
+        (the first garbage return), "failed" (the Future's failure), "moved", or None
+        when a callable returned by prepare makes it unpredictable."""
+        order = ("__init__", "_copy") if self.kind == "_copy" else ("prepare", "transfer")
+        for hook in order:
+            verb, *rest = self.actions[hook]
+            if verb == "raise":
+                return "raised"
+            if verb == "return" and rest[0] is not None:
+                return None if hook == "prepare" and callable(rest[0]) else "TypeError"
+        if self.report == ("fail",):
+            return "failed"
+        if self.report is not None and self.report[0] == "exception() returns":
+            reported = self.report[1]
+            if reported is None:
+                return "moved"
+            return None if isinstance(reported, BaseException) else "TypeError"
+        return "moved"
+
+
+@st.composite
+def _hook_plans(draw: st.DrawFn, kind: str) -> _HookPlan:
+    hooks = ("__init__", "_copy") if kind == "_copy" else ("prepare", "transfer")
+    actions = {hook: draw(_HOOK_ACTIONS) for hook in hooks}
+    report = draw(_FUTURE_REPORTS) if kind == "provider" else None
+    return _HookPlan(kind, actions, report)
+
+
+def _copy_span(tensor: sw.Tensor, destination: sw.Carrier, element_count: int) -> None:
+    destination.write_range(0, tensor.carrier.read_range(tensor.offset, element_count))
+
+
+def _hostile_route(plan: _HookPlan):
+    """Fresh (source class, destination class, registration context) running ``plan``."""
+    source_class, destination_class = _fresh_class(sw.CPU), _fresh_class(sw.CPU)
+    if plan.kind == "_copy":
+        holder: list[tuple] = []
+
+        class Hostile(sw.MoveOperation):
+            def __init__(self):  # returns what the plan says (Python refuses non-None)
+                super().__init__()
+                return plan.act("__init__", *holder[0])
+
+            def _copy(self, tensor, destination, output, element_count):
+                returned = plan.act("_copy", tensor, destination)
+                _copy_span(tensor, destination, element_count)
+                return returned
+
+        registration = strideweave.carriers.move.registered_move_operation(
+            source_class, destination_class, Hostile
+        )
+        return source_class, destination_class, registration, holder
+
+    class HostileProvider(sw.TransferProvider):
+        def prepare(self, request):
+            prepared = plan.act("prepare", request.tensor, request.destination)
+            if prepared is not None:
+                return prepared
+
+            def transfer(output):
+                returned = plan.act("transfer", request.tensor, request.destination)
+                _copy_span(request.tensor, output.carrier, request.element_count)
+                if returned is not None or plan.report is None:
+                    return returned
+                future = _ReportingFuture(plan.report)
+                threading.Timer(0.0005, future.report).start()
+                return future
+
+            return transfer
+
+    sw.define_carrier(
+        sw.CarrierDefinition(
+            source_class,
+            routes=[sw.TransferRoute(source_class, destination_class, "h", HostileProvider())],
+        )
+    )
+    return source_class, destination_class, contextlib.nullcontext(), []
+
+
+class _ReportingFuture(concurrent.futures.Future):
+    """A Future that reports what the plan says, once its timer fires."""
+
+    def __init__(self, report: tuple) -> None:
+        super().__init__()
+        self.plan_report = report
+
+    def report(self) -> None:
+        if self.plan_report[0] == "fail":
+            self.set_exception(_FuzzHookError("the Future failed"))
+        else:
+            self.set_result(None)
+
+    def exception(self, timeout=None):
+        if self.plan_report[0] == "exception() returns":
+            return self.plan_report[1]
+        return super().exception(timeout)
+
+
+def run_hostile_hooks(plan: _HookPlan) -> None:
+    """One move through ``plan``'s hooks, and the checks of the section comment."""
+    source_class, destination_class, registration, holder = _hostile_route(plan)
+    values = [7, 8, 9]
+    tensor = sw.Tensor(source_class(sw.Int32, values=values), sw.Layout(3))
+    destination = destination_class(sw.Int32)
+    holder.append((tensor, destination))
+    accepted = (*_HOOK_OUTCOMES, _FuzzHookError, _FuzzAbort)
+    outcomes: list[object] = []
+    with registration:
+        try:
+            handle = sw.move_async(tensor, destination)
+        except accepted as refused:
+            outcomes.append(refused)
+        else:
+            for _ in range(2):
+                try:
+                    outcomes.append(handle.wait())
+                except accepted as failed:
+                    outcomes.append(failed)
+            assert outcomes[0] is outcomes[1], outcomes
+    outcome = outcomes[0]
+    expected = plan.expected()
+    if expected == "raised":
+        assert outcome is plan.raised[0], (outcome, plan.raised)
+    elif expected == "TypeError":
+        assert isinstance(outcome, (TypeError, S.HostileError)), outcome
+    elif expected == "failed":
+        assert isinstance(outcome, _FuzzHookError), outcome
+    elif expected == "moved":
+        assert isinstance(outcome, sw.Tensor), outcome
+    deadline = time.monotonic() + 30
+    while tensor.carrier.pinned_by is not None or destination.pinned_by is not None:
+        assert time.monotonic() < deadline, "a carrier stayed pinned"
+        time.sleep(0.001)
+    if isinstance(outcome, sw.Tensor):
+        assert outcome.tolist() == values and tensor.carrier.is_released
+    else:
+        assert not tensor.carrier.is_released and tensor.carrier.tolist() == values
+
+
+HOOK_SCENARIOS = {
+    "<hostile hooks: _copy>": _hook_plans("_copy"),
+    "<hostile hooks: provider>": _hook_plans("provider"),
+}
 
 
 # -- running a target ---------------------------------------------------------------
@@ -1009,6 +1241,17 @@ def run_target(name: str, repro: pathlib.Path) -> None:
                     pass
 
         read_properties()
+        return
+
+    if name in HOOK_SCENARIOS:
+
+        @fuzz_settings
+        @given(HOOK_SCENARIOS[name])
+        def move_through(plan: _HookPlan) -> None:
+            _record(repro, f"run_hostile_hooks({plan!r})")
+            run_hostile_hooks(plan)
+
+        move_through()
         return
 
     accepted = (*ENTRY_POINTS[name].accepted, S.HostileError)
