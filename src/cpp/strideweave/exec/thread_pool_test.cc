@@ -101,11 +101,11 @@ TEST(ThreadPool, ManySubmittersOneIdleWait) {
 // fails to run the signalling task fails the test instead of hanging it.
 class Latch {
  public:
+  // Notifies under the lock: a waiter may destroy the latch as soon as it sees
+  // it open, so open() must not touch it after releasing the lock.
   void open() {
-    {
-      std::lock_guard lock(mu_);
-      open_ = true;
-    }
+    std::lock_guard lock(mu_);
+    open_ = true;
     cv_.notify_all();
   }
   bool wait() {
