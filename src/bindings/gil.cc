@@ -1,5 +1,7 @@
 #include "gil.h"
 
+#include <pthread.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -24,10 +26,18 @@ struct ExitState {
   int calls = 0;  // calls in progress from threads that took the GIL here
 };
 
-ExitState& exit_state() {
+ExitState*& exit_state_slot() {
   static auto* state = new ExitState();
-  return *state;
+  return state;
 }
+
+ExitState& exit_state() { return *exit_state_slot(); }
+
+// A fork() child has only the thread that forked: a worker that held the door
+// while it waited for the GIL, or a count of calls in progress, would make the
+// child's exit hook wait for threads it does not have. The child starts a
+// fresh state (the old one leaks: its locks may be held).
+void fresh_exit_state_in_child() { exit_state_slot() = new ExitState(); }
 
 bool python_finalizing() {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -92,6 +102,8 @@ void ExitSafeGil::require() const {
 void register_exit_hook() {
   py::module_::import("atexit").attr("register")(
       py::cpp_function(&close_the_door, py::name("_close_python_door")));
+  static const int registered = pthread_atfork(nullptr, nullptr, &fresh_exit_state_in_child);
+  static_cast<void>(registered);
 }
 
 }  // namespace strideweave::bindings

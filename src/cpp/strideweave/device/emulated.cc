@@ -110,6 +110,7 @@ class EmulatedQueue final : public Queue {
   std::string name() const override { return "emulated Metal device"; }
 
   BufferRef allocate(int64_t bytes, bool zeroed = true) override {
+    require_this_process("allocating a device buffer");
     if (bytes < 0)
       throw ValueError(name() + ": cannot allocate " + std::to_string(bytes) + " bytes");
     if (std::exception_ptr fault = take_fault(Fault::kAllocation)) std::rethrow_exception(fault);

@@ -1,5 +1,7 @@
 #include "strideweave/device/queue.h"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <utility>
 
@@ -31,12 +33,14 @@ bool Event::is_complete() const {
 
 void Event::wait() const {
   std::unique_lock lock(mu_);
+  if (!done_) queue_->require_this_process("waiting for device work");
   cv_.wait(lock, [&] { return done_; });
   if (error_ != nullptr) std::rethrow_exception(error_);
 }
 
 void Event::wait_quietly() const noexcept {
   std::unique_lock lock(mu_);
+  if (!done_ && queue_->in_fork_child()) return;
   cv_.wait(lock, [&] { return done_; });
 }
 
@@ -70,7 +74,20 @@ void Event::complete(std::exception_ptr error) {
 
 // Queue -------------------------------------------------------------------------
 
+Queue::Queue() : creator_pid_(static_cast<int>(getpid())) {}
+
+bool Queue::in_fork_child() const noexcept { return static_cast<int>(getpid()) != creator_pid_; }
+
+void Queue::require_this_process(const char* call) const {
+  if (in_fork_child()) {
+    throw RuntimeError(name() + ": " + call +
+                       " in a process fork() made after the device started: the device's "
+                       "threads do not exist in this child, so its work would never run");
+  }
+}
+
 EventRef Queue::submit(CommandBuffer buffer) {
+  require_this_process("submitting device work");
   auto event = std::make_shared<Event>(*this);
   // One submission at a time: the buffers' last uses follow the queue's order.
   std::lock_guard lock(submit_mu_);

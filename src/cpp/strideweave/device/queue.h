@@ -133,6 +133,7 @@ class Event {
 
 class Queue {
  public:
+  Queue();
   virtual ~Queue() = default;
 
   // "emulated Metal device": what messages call the device.
@@ -161,6 +162,16 @@ class Queue {
   // Runs fn on the queue's completion thread (event callbacks).
   virtual void dispatch(std::function<void()> fn) = 0;
 
+  // Whether this is a child process fork() made after the queue started: the
+  // queue's threads do not exist here, so no command would ever run. In such
+  // a child submit() and allocate() throw RuntimeError (require_this_process),
+  // an Event that had not completed before the fork throws it from wait() and
+  // wait_quietly() returns at once: a carrier of the parent's device fails
+  // clearly instead of waiting forever.
+  bool in_fork_child() const noexcept;
+  // Throws RuntimeError naming the device and `call` in such a child.
+  void require_this_process(const char* call) const;
+
  protected:
   // Enqueues buffer for the device thread; `event` completes it. Called with
   // the submission lock held: it must not block.
@@ -168,6 +179,7 @@ class Queue {
 
  private:
   std::mutex submit_mu_;
+  const int creator_pid_;  // the process the queue's threads run in
 };
 
 // The process's Metal device queue: the emulated backend, created on first

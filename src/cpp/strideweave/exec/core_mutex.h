@@ -30,4 +30,19 @@ class CoreMutex {
 // see zero: the binding's one GIL-acquiring helper refuses otherwise.
 int core_locks_held() noexcept;
 
+// fork() and core locks (docs/threading.md, "fork()"). A child process has
+// only the thread that called fork(), so a lock another thread held at that
+// moment would stay locked in the child forever. The fork gate prevents it:
+// fork()'s prepare handler (pthread_atfork, registered when the library is
+// loaded) closes the gate, so that a thread holding no core lock waits before
+// it takes one (try_lock fails instead), then waits until no other thread
+// holds a core lock. Holders finish: nothing waits for the GIL, for Python or
+// for a thread outside the gate while it holds a core lock, so the wait is
+// bounded by the longest critical section (a copy, a file write). The gate
+// reopens in the parent and, fresh, in the child, whose core locks are then
+// all free.
+//
+// The number of threads holding at least one core lock now (tests).
+int threads_holding_core_locks() noexcept;
+
 }  // namespace strideweave

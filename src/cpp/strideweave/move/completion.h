@@ -79,6 +79,12 @@ class Completion {
     return error_;
   }
 
+  // For fork() (move/request.cc): the prepare handler holds the completion's
+  // lock across the fork, so that the child, whose only thread is the one
+  // that forked, finds it free; the parent and the child release it.
+  void lock_for_fork() const { mu_.lock(); }
+  void unlock_after_fork() const { mu_.unlock(); }
+
   // Runs `callback` once the outcome is recorded (see the file comment).
   // Const: an observer that holds the completion read-only (a request's
   // completion()) may register one; it changes no outcome.

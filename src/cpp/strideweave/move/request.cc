@@ -1,9 +1,13 @@
 #include "strideweave/move/request.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "strideweave/autograd/grad_mode.h"
 #include "strideweave/carrier/lease.h"
@@ -69,6 +73,85 @@ void validate_destination(const Carrier& source, const Carrier& destination, con
 
 }  // namespace
 
+// The requests in flight (request.h), so that a fork() child can fail the ones
+// whose threads it does not have. Never destroyed; a fork child replaces it.
+struct RequestsInFlight {
+  std::mutex mu;  // a leaf: held to list or unlist a request, and across fork()
+  std::unordered_set<MoveRequest*> requests;
+
+  static RequestsInFlight*& slot() {
+    static RequestsInFlight* list = new RequestsInFlight();
+    return list;
+  }
+
+  static void add(MoveRequest* request) {
+    // Registered with the first request, after the fork gate (exec/core_mutex):
+    // this prepare handler runs before the gate's, this child handler after it.
+    static const int registered = pthread_atfork(&prepare, &parent, &child);
+    static_cast<void>(registered);
+    RequestsInFlight& list = *slot();
+    std::lock_guard lock(list.mu);
+    list.requests.insert(request);
+  }
+
+  static void remove(MoveRequest* request) {
+    RequestsInFlight& list = *slot();
+    std::lock_guard lock(list.mu);
+    list.requests.erase(request);
+  }
+
+  // Holds the list and every listed completion's lock across the fork, so the
+  // child finds them consistent and free. A completion's lock is never held
+  // while the list's is taken.
+  static void prepare() {
+    RequestsInFlight& list = *slot();
+    list.mu.lock();
+    for (MoveRequest* request : list.requests) request->completion_.lock_for_fork();
+  }
+
+  static void parent() {
+    RequestsInFlight& list = *slot();
+    for (MoveRequest* request : list.requests) request->completion_.unlock_after_fork();
+    list.mu.unlock();
+  }
+
+  // After the fork gate's child handler (core locks are free): every request
+  // still in flight fails, and the child starts an empty list (the old one,
+  // whose lock this thread holds, leaks). The requests are kept alive, and
+  // deliberately leaked: the last release of one may drop Python objects, which
+  // must not happen before Python's own after-fork handling.
+  static void child() {
+    RequestsInFlight& old = *slot();
+    auto* pending = new std::vector<std::shared_ptr<MoveRequest>>();
+    for (MoveRequest* request : old.requests) {
+      request->completion_.unlock_after_fork();
+      // Null for one whose destruction began before the fork.
+      if (auto held = request->weak_from_this().lock()) pending->push_back(std::move(held));
+    }
+    slot() = new RequestsInFlight();
+    for (const std::shared_ptr<MoveRequest>& request : *pending) request->abandon_after_fork();
+  }
+};
+
+MoveRequest::~MoveRequest() {
+  if (in_flight_) RequestsInFlight::remove(this);
+}
+
+void MoveRequest::abandon_after_fork() noexcept {
+  if (completion_.done()) return;
+  try {
+    staged_.reset();
+    if (destination_lease_) destination_lease_->end();
+    if (source_lease_) source_lease_->end();
+    completion_.fail(std::make_exception_ptr(
+        RuntimeError(name_ +
+                     ": the process forked while this move was in progress; its transfer runs on "
+                     "threads this child process does not have, so it fails here (the parent's "
+                     "move goes on)")));
+  } catch (...) {  // an allocation failed: the completion stays pending
+  }
+}
+
 const MoveTransfer* current_move_transfer() noexcept { return current_transfer; }
 
 void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer) {
@@ -109,6 +192,11 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   if (route.route == nullptr) {
     MoveOperation::check_pair(*route.operation, source_class, destination_class);
   }
+  if (autograd::is_grad_enabled() && tensor->requires_grad()) {
+    request->node_ = std::make_shared<MoveNode>(
+        autograd::gradient_edge(*tensor), source.carrier, source.layout, destination,
+        capture_reverse_route(source_class, destination_class));
+  }
 
   const int64_t cosize = source.layout.size() == 0 ? 0 : source.layout.cosize();
   const int64_t slots = destination->slots();
@@ -127,15 +215,12 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   request->source_lease_.emplace(source.carrier->pin(request->name_));
   request->destination_lease_.emplace(
       destination->pin(request->name_, Carrier::PinAccess::kWriting));
+  RequestsInFlight::add(request.get());
+  request->in_flight_ = true;
 
   std::shared_ptr<MoveOperation> operation;
   if (route.route == nullptr) {
     operation = route.operation->make_operation();
-  }
-  if (autograd::is_grad_enabled() && tensor->requires_grad()) {
-    request->node_ = std::make_shared<MoveNode>(
-        autograd::gradient_edge(*tensor), source.carrier, source.layout, destination,
-        capture_reverse_route(source_class, destination_class));
   }
   const autograd::GradModeGuard provider_records_nothing(false);
   move_fault_point(MoveStage::kValidation);

@@ -13,23 +13,30 @@
 //      source carrier (ValueError), destination released (RuntimeError),
 //      destination not publicly mutable (RuntimeError), dtype mismatch
 //      (TypeError), the route (resolve_move_route: a definition's
-//      TransferRoute, a move operation class made by its descriptor
-//      (ClassDescriptor::make_operation), or NotImplementedError) pinning a class the pair
-//      does not match (TypeError naming the operation), under grad mode for
+//      TransferRoute, a move operation class, or NotImplementedError) whose
+//      class pins a class the pair does not match (TypeError naming the
+//      operation; checked on the class, not an instance), under grad mode for
 //      a source that requires grad the reverse route (capture_reverse_route:
 //      NotImplementedError naming both classes), a destination with fewer
 //      slots than the layout's cosize that is not empty (ValueError;
 //      allocation is refused later by a class that does not support it);
-//   3. route preparation: a TransferRoute's provider prepare()s the request,
-//      which passed the whole table, and may refuse it by throwing;
-//   4. pins: the source, then the destination, each for "move #N";
+//   3. pins: the source, then the destination, each for "move #N", before
+//      any caller's hook runs, so no hook can release, write, move or own
+//      either carrier (spec/carrier-storage: "A move shields its carriers");
+//   4. route preparation: a move operation class is instantiated
+//      (ClassDescriptor::make_operation), or a TransferRoute's provider
+//      prepare()s the request, which passed the whole table, and may refuse
+//      it by throwing;
 //   5. allocation of an empty destination to exactly cosize, through its
 //      lease; the output Tensor (destination, offset 0, the source layout);
 //   6. submission: the prepared transfer starts inline (before initiate
 //      returns) or on the process pool (runs_on_worker()).
+// From the pins to its destruction the request is in the process's list of
+// requests in flight: a fork() child fails those it finds unfinished
+// (abandon_after_fork), since their threads do not exist there.
 // A route provider's prepare and the transfer run with grad mode off: a
 // provider's operations record no node.
-// A failure in 1-6 ends the pins taken and changes nothing else, except that
+// A failure in 2-6 ends the pins taken and changes nothing else, except that
 // a failure to submit leaves an empty destination allocated (zeroed, its
 // version incremented once by the allocation): allocation happens only after
 // both pins are held, and a failed allocation allocates nothing.
@@ -84,6 +91,8 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
 
   const Completion<Result>& completion() const noexcept { return completion_; }
 
+  ~MoveRequest();
+
   // "move #N": the name its pins report.
   const std::string& name() const noexcept { return name_; }
 
@@ -102,6 +111,12 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   std::string transfer_name() const;
   // Throws RuntimeError unless the destination is live and holds the result's slots.
   void validate_result() const;
+  // In a fork() child, for a request that was in flight in the parent: its
+  // transfer and commit ran on threads the child does not have. Fails it with
+  // RuntimeError naming the fork and ends both pins (the destination's slots
+  // unspecified), unless its outcome was recorded before the fork.
+  void abandon_after_fork() noexcept;
+  friend struct RequestsInFlight;
 
   std::string name_;
   MoveRoute route_;  // what runs the transfer
@@ -123,6 +138,7 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   // before the outcome is recorded.
   profiling::MoveProfile profile_;
   Completion<Result> completion_;
+  bool in_flight_ = false;  // listed among the requests in flight (from its pins on)
 };
 
 // Rows 1-3 of initiate()'s checks, which come before the destination's: a
