@@ -67,6 +67,22 @@ void Carrier::require_not_being_written(const char* operation) const {
   require_not_being_written_locked(operation);
 }
 
+std::shared_ptr<const void> Carrier::hold_storage_for_export(const char* operation) {
+  std::lock_guard lock(mu_);
+  require_not_being_written_locked(operation);
+  return released_ ? nullptr : do_hold_storage_locked();
+}
+
+void Carrier::check_export_hold(const char* operation,
+                                const std::shared_ptr<const void>& hold) const {
+  std::lock_guard lock(mu_);
+  require_not_being_written_locked(operation);
+  if (hold && do_host_data() != hold.get()) {
+    throw BufferError(std::string(operation) + ": the storage of " + label() +
+                      " was replaced while the export ran; nothing is exported");
+  }
+}
+
 void Carrier::require_writable_locked(const char* operation, const WritePath& path,
                                       std::shared_ptr<Carrier>& owner) const {
   require_live_locked(operation);
