@@ -1,5 +1,5 @@
 """carrier-storage: memory an outstanding DLPack export addresses never becomes another
-allocation's memory.
+allocation's memory, and a composite's part is never exported around its owner.
 
 A stale view (an array whose carrier was released or moved from) is read or written here
 only where the spec bounds the result: a small buffer keeps its bytes; a large one traps,
@@ -15,13 +15,14 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
 import torch
 
 import strideweave as sw
-from conformance.interop_movement.refusals import live_exports
+from conformance.interop_movement.refusals import live_exports, refused
 from strideweave._core import _testing
 
 RELEASE = "carrier-storage/release-relinquishes-storage-once"
@@ -178,6 +179,81 @@ def test_a_buffer_no_export_addresses_is_reused():
     assert _testing.host_cache_bytes() == 4 * LARGE
     assert address(np.from_dlpack(sw.zeros((LARGE,)))) == at
     _testing.empty_host_cache()
+
+
+def evictable() -> sw.Evictable:
+    return sw.Evictable(sw.CPU(sw.Float32, values=[1.0, 2.0, 3.0]), sw.FileBacked(sw.Float32))
+
+
+@pytest.mark.spec(f"{HOOK}/refuse-to-export-a-part-of-a-composite", f"{HOOK}#8")
+@pytest.mark.parametrize("max_version", [None, (1, 0)])
+def test_refuse_to_export_a_tier_of_an_evictable(max_version):
+    """A Tensor over an Evictable's fast tier is refused, naming the tier and the
+    Evictable (a composite); nothing changes, and np.asarray copies instead of aliasing."""
+    e = evictable()
+    tier = e.fast
+    t = sw.Tensor(tier, sw.Layout(3))
+    with refused(BufferError, label(tier), f"owned by {label(e)}", carriers=[tier, e]):
+        t.__dlpack__(max_version=max_version)
+    with refused(BufferError, label(tier), label(e), carriers=[tier, e]):
+        np.from_dlpack(t)
+    assert tier.owner is e and e.fast is tier and not tier.is_released
+    copied = np.asarray(t)
+    assert copied.tolist() == [1.0, 2.0, 3.0]
+    assert address(copied) != tier.pointer()
+
+
+class Capturing(sw.CPU):
+    """A CPU whose new_like keeps what it returns, so a caller can reach a tile."""
+
+    made: ClassVar[list[sw.CPU]] = []
+
+    def new_like(self):
+        made = Capturing(self.dtype)
+        Capturing.made.append(made)
+        return made
+
+
+@pytest.mark.spec(f"{HOOK}#8")
+def test_refuse_to_export_a_tile_of_a_tiled_evictable():
+    """A fast tile reached through its class's new_like is refused, naming the tile and
+    the TiledEvictable; the tile keeps its values, version and owner."""
+    Capturing.made.clear()
+    te = sw.TiledEvictable(sw.Float32, 8, 4, fast_class=Capturing, values=list(range(8)))
+    te.make_resident([1]).wait()
+    (tile,) = [c for c in Capturing.made if c.owner is te]
+    t = sw.Tensor(tile, sw.Layout(4))
+    with refused(BufferError, label(tile), f"owned by {label(te)}", carriers=[tile, te]):
+        t.__dlpack__(max_version=(1, 0))
+    assert tile.owner is te and tile.tolist() == [4.0, 5.0, 6.0, 7.0]
+    assert te.residency == ("evicted", "resident")
+
+
+@pytest.mark.spec(f"{HOOK}#8")
+def test_a_former_tier_exports_once_its_owner_is_gone():
+    """The refusal follows ownership, not the class: once the Evictable is gone, its
+    former tier is unowned and exports again."""
+    e = evictable()
+    tier = e.fast
+    t = sw.Tensor(tier, sw.Layout(3))
+    with refused(BufferError, "owned by", carriers=[tier]):
+        t.__dlpack__()
+    del e
+    gc.collect()
+    assert tier.owner is None
+    assert np.from_dlpack(t).tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.spec(f"{HOOK}#8")
+def test_a_carrier_owned_by_a_plain_carrier_still_exports():
+    """Only a composite's parts are refused: a CPU owned by another CPU exports read-only."""
+    t = sw.Tensor(sw.CPU(sw.Float32, values=[1.0, 2.0, 3.0]), sw.Layout(3))
+    owner = sw.CPU(sw.Float32, 1)
+    owner.take_ownership(t.carrier)
+    array = np.from_dlpack(t)
+    assert array.tolist() == [1.0, 2.0, 3.0] and not array.flags.writeable
+    assert address(array) == t.carrier.pointer()
+    assert t.carrier.owner is owner
 
 
 class AllocatingHook(sw.CPU):

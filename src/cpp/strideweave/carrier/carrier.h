@@ -266,6 +266,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
 
   // For DLPack export, after the dlpack_info() hook, with the hold taken
   // before it: the refusal of require_not_being_written; BufferError naming
+  // `operation`, this carrier and its owner when the owner is a composite
+  // (keeps_owned_carriers(): its parts' storage is the composite's to reuse
+  // or release, so a part is never exported around it); BufferError naming
   // `operation` and this carrier when `hold` is not null and the carrier's
   // storage is no longer the held one (replaced while the export ran).
   // Changes nothing.

@@ -58,11 +58,11 @@ IntPair dlpack_device(const Tensor& tensor);
 // copy false (BufferError); the carrier not pinned for writing (RuntimeError);
 // the carrier's dlpack_info() hook (its own exceptions, unchanged); the
 // carrier not released by the hook (BufferError); the carrier not pinned for
-// writing and its storage not replaced since before the hook
-// (Carrier::check_export_hold: RuntimeError, BufferError); dtype Float32 or
-// Int32 (BufferError); dl_device equal to the reported device (BufferError);
-// a non-null pointer when the tensor has elements (BufferError). Changes no
-// version.
+// writing, not a part of a composite and its storage not replaced since before
+// the hook (Carrier::check_export_hold: RuntimeError, BufferError); dtype
+// Float32 or Int32 (BufferError); dl_device equal to the reported device
+// (BufferError); a non-null pointer when the tensor has elements (BufferError).
+// Changes no version.
 //
 // The managed tensor holds `owner` and the carrier's hold on its storage
 // (Carrier::hold_storage_for_export, taken before the hook runs) until its

@@ -7,6 +7,7 @@
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/compose/evictable.h"
 #include "strideweave/util/error.h"
 #include "strideweave/util/mapped_memory.h"
 #include "testing/counting_owner.h"
@@ -204,6 +205,24 @@ TEST(carrier_storage__release_relinquishes_storage_once,
     EXPECT_EQ(counter.live(), 0);
     EXPECT_EQ(retired_mapped_bytes(), retired);
   }
+}
+
+TEST(carrier_storage__carriers_opt_into_dlpack_through_the_dlpack_info_hook,
+     clause8__refuse_a_part_of_a_composite) {
+  auto fast =
+      std::make_shared<CPU>(DType::Float32(), std::nullopt, std::vector<Value>{1.0, 2.0, 3.0});
+  auto evictable = Evictable::make(fast, std::make_shared<Generic>(DType::Float32()));
+  auto t = Tensor::make(fast, Layout(T(3)), 0);
+  const uint64_t version = fast->version();
+  CountingOwner counter;
+  const std::string message = testing_util::message_of<BufferError>(
+      [&] { export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.owner()); });
+  EXPECT_NE(message.find(fast->label()), std::string::npos) << message;
+  EXPECT_NE(message.find("owned by " + evictable->label()), std::string::npos) << message;
+  EXPECT_EQ(counter.allocations, 0);
+  EXPECT_EQ(fast->version(), version);
+  EXPECT_FALSE(fast->is_released());
+  EXPECT_EQ(fast->owner(), evictable);
 }
 
 // A CPU carrier whose dlpack_info() hook gives an empty carrier slots: the
