@@ -235,6 +235,10 @@ void bind_testing(py::module_& m) {
       "empty_host_cache", [] { return static_cast<int64_t>(empty_mapped_cache()); },
       "Unmaps every cached freed buffer; returns the bytes given back.");
   t.def(
+      "retired_host_bytes", [] { return static_cast<int64_t>(retired_mapped_bytes()); },
+      "The bytes of large buffers retired while an export addressed them (reserved, "
+      "inaccessible) and not yet unmapped.");
+  t.def(
       "metal_synchronize", [] { device::metal_queue().synchronize(); },
       py::call_guard<py::gil_scoped_release>(), "Waits for every submitted Metal command.");
   t.attr("metal_faults") = py::make_tuple("allocation", "copy", "synchronize");

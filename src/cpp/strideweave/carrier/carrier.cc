@@ -67,6 +67,29 @@ void Carrier::require_not_being_written(const char* operation) const {
   require_not_being_written_locked(operation);
 }
 
+std::shared_ptr<const void> Carrier::hold_storage_for_export(const char* operation) {
+  std::lock_guard lock(mu_);
+  require_not_being_written_locked(operation);
+  return released_ ? nullptr : do_hold_storage_locked();
+}
+
+void Carrier::check_export_hold(const char* operation,
+                                const std::shared_ptr<const void>& hold) const {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
+  std::lock_guard lock(mu_);
+  require_not_being_written_locked(operation);
+  owner = owner_.lock();
+  if (owner && owner->keeps_owned_carriers()) {
+    throw BufferError(std::string(operation) + ": " + label() + " is owned by " + owner->label() +
+                      ", a composite that may reuse or release its storage; a composite's part "
+                      "is not exported");
+  }
+  if (hold && do_host_data() != hold.get()) {
+    throw BufferError(std::string(operation) + ": the storage of " + label() +
+                      " was replaced while the export ran; nothing is exported");
+  }
+}
+
 void Carrier::require_writable_locked(const char* operation, const WritePath& path,
                                       std::shared_ptr<Carrier>& owner) const {
   require_live_locked(operation);

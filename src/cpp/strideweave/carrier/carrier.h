@@ -254,6 +254,26 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // The DLPack opt-in hook. The default throws BufferError naming the class.
   virtual DLPackInfo dlpack_info() const;
 
+  // For DLPack export (interop/dlpack_export.h), before it runs the
+  // dlpack_info() hook: the refusal of require_not_being_written, else a hold
+  // on the storage the carrier has now, which the export keeps until its
+  // deleter runs. While a hold lives, the memory the storage occupies is never
+  // recycled into another allocation, even after the carrier lets it go
+  // (released, moved from, its buffer replaced, destroyed): it is retired
+  // instead (util/host_buffer.h). Null for a carrier without host storage the
+  // library allocated (the default), and for a released carrier.
+  std::shared_ptr<const void> hold_storage_for_export(const char* operation);
+
+  // For DLPack export, after the dlpack_info() hook, with the hold taken
+  // before it: the refusal of require_not_being_written; BufferError naming
+  // `operation`, this carrier and its owner when the owner is a composite
+  // (keeps_owned_carriers(): its parts' storage is the composite's to reuse
+  // or release, so a part is never exported around it); BufferError naming
+  // `operation` and this carrier when `hold` is not null and the carrier's
+  // storage is no longer the held one (replaced while the export ran).
+  // Changes nothing.
+  void check_export_hold(const char* operation, const std::shared_ptr<const void>& hold) const;
+
   // The I/O constraints of the storage (spec/carrier-storage, surfaced to
   // providers through MoveTransfer): the byte alignment a host buffer
   // handed to its I/O needs, and the bytes of one block (its I/O covers whole
@@ -289,6 +309,11 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // nullptr when the storage is not host memory. Valid while the mutex is
   // held; written in place only through a SlotWriter (Lease::write_locked).
   virtual std::byte* do_host_data() const { return nullptr; }
+
+  // A hold on the storage for hold_storage_for_export, pointing at
+  // do_host_data(), or null when the carrier keeps no host storage that the
+  // library allocated (the default). Called with the mutex held.
+  virtual std::shared_ptr<const void> do_hold_storage_locked() { return nullptr; }
 
   // For subclass constructors: set the initial slot count without a version bump.
   void initialize_slots(int64_t n);

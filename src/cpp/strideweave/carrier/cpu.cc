@@ -1,13 +1,11 @@
 #include "strideweave/carrier/cpu.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "strideweave/carrier/lease.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
-#include "strideweave/util/mapped_memory.h"
 
 namespace strideweave {
 
@@ -22,14 +20,6 @@ std::size_t cpu_itemsize(const DType& dtype) {
 }
 
 }  // namespace
-
-void CPU::Storage::Free::operator()(std::byte* p) const noexcept {
-  if (mapped != 0) {
-    unmap_memory(p, mapped);
-  } else {
-    std::free(p);
-  }
-}
 
 const ClassDescriptor& CPU::static_class() {
   static const ClassDescriptor& descriptor = builtin_carrier_class("CPU", &Carrier::static_class());
@@ -62,8 +52,7 @@ std::shared_ptr<CPU> CPU::uninitialized(DType dtype, int64_t n) {
   return std::shared_ptr<CPU>(new CPU(Uninitialized{}, std::move(dtype), n));
 }
 
-std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(const DType& dtype, int64_t n,
-                                                           bool zeroed) {
+HostBuffer CPU::allocate_buffer(const DType& dtype, int64_t n, bool zeroed) {
   const std::size_t itemsize = cpu_itemsize(dtype);
   const auto too_big = [&] {
     return ValueError("CPU: " + std::to_string(n) + " slots of " + dtype.name() +
@@ -78,19 +67,12 @@ std::unique_ptr<std::byte, CPU::Free> CPU::allocate_buffer(const DType& dtype, i
     throw too_big();
   }
   const auto size = static_cast<std::size_t>(rounded);
-  const auto cannot = [&] {
-    return MemoryError("CPU: cannot allocate " + std::to_string(rounded) + " bytes for " +
-                       std::to_string(n) + " slots of " + dtype.name());
-  };
-  if (size >= kMappedBytes) {
-    std::byte* mapped = map_memory(size, zeroed);
-    if (mapped == nullptr) throw cannot();
-    return std::unique_ptr<std::byte, Free>(mapped, Free{size});
+  HostBuffer buffer = HostBuffer::allocate(size, kAlignment, zeroed);
+  if (!buffer) {
+    throw MemoryError("CPU: cannot allocate " + std::to_string(rounded) + " bytes for " +
+                      std::to_string(n) + " slots of " + dtype.name());
   }
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlignment, size));
-  if (p == nullptr) throw cannot();
-  if (zeroed) std::memset(p, 0, size);
-  return std::unique_ptr<std::byte, Free>(p, Free{0});
+  return buffer;
 }
 
 CPU::Storage CPU::allocate_storage(const DType& dtype, int64_t n) {
@@ -116,7 +98,7 @@ void CPU::install(Lease& lease, Storage storage) {
     buffer_.swap(storage.buffer_);
     published_ = buffer_.get();
   });
-  // storage now holds the old buffer, freed here, after the lock.
+  // storage now holds the old buffer, let go here, after the lock.
 }
 
 std::shared_ptr<Carrier> CPU::new_like() const { return std::make_shared<CPU>(dtype()); }
@@ -168,5 +150,7 @@ void CPU::do_release() {
   published_ = nullptr;
   buffer_.reset();
 }
+
+std::shared_ptr<const void> CPU::do_hold_storage_locked() { return buffer_.hold_for_export(); }
 
 }  // namespace strideweave

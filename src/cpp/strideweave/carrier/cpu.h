@@ -10,6 +10,7 @@
 
 #include "strideweave/carrier/carrier.h"
 #include "strideweave/carrier/lease.h"
+#include "strideweave/util/host_buffer.h"
 
 namespace strideweave {
 
@@ -18,7 +19,9 @@ class CPU : public Carrier {
   static constexpr std::size_t kAlignment = 64;
   // Buffers of at least kMappedBytes (util/mapped_memory.h) are mapped, huge
   // pages requested and faulted in zeroed by the kernel, or reused from the
-  // cache of freed mappings (map_memory).
+  // cache of freed mappings (map_memory). A buffer is a HostBuffer: one that
+  // a DLPack export still addresses when the carrier lets it go (release,
+  // install, destruction) is retired, never reused (util/host_buffer.h).
 
   // n zero slots (empty when nullopt), or one slot per element of `values`.
   // Throws TypeError naming CPU and the dtype for an abstract dtype, ValueError
@@ -46,11 +49,7 @@ class CPU : public Carrier {
 
    private:
     friend class CPU;
-    struct Free {
-      std::size_t mapped;
-      void operator()(std::byte* p) const noexcept;
-    };
-    std::unique_ptr<std::byte, Free> buffer_;
+    HostBuffer buffer_;
     int64_t slots_ = 0;
     std::size_t itemsize_ = 0;
   };
@@ -62,7 +61,8 @@ class CPU : public Carrier {
   // Puts `storage` in place of the carrier's buffer through `lease`, which
   // pins this carrier: one write through the lease (Lease::install_locked),
   // after which the carrier holds storage.slots() slots with its bytes. The
-  // old buffer is freed. Throws the errors of a write through the lease, and
+  // old buffer is let go (HostBuffer::reset: freed, or retired while an
+  // export holds it). Throws the errors of a write through the lease, and
   // TypeError when the storage's slots are not of this carrier's item size.
   void install(Lease& lease, Storage storage);
 
@@ -85,21 +85,18 @@ class CPU : public Carrier {
   void do_read_values(int64_t first, int64_t count, Value* out) const override;
   void do_write_values(int64_t first, int64_t count, const Value* coerced) override;
   std::byte* do_host_data() const override { return buffer_.get(); }
+  std::shared_ptr<const void> do_hold_storage_locked() override;
 
  private:
-  // Frees a buffer: unmap_memory of `mapped` bytes for a mapped one, else
-  // std::free (mapped 0; a value-initialized Free).
-  using Free = Storage::Free;
   struct Uninitialized {};
   CPU(Uninitialized, DType dtype, int64_t n);
 
   // A buffer for n slots of `dtype`, zeroed unless `zeroed` is false; never
   // null, even for n == 0.
-  static std::unique_ptr<std::byte, Free> allocate_buffer(const DType& dtype, int64_t n,
-                                                          bool zeroed = true);
+  static HostBuffer allocate_buffer(const DType& dtype, int64_t n, bool zeroed = true);
 
   std::size_t itemsize_;
-  std::unique_ptr<std::byte, Free> buffer_;
+  HostBuffer buffer_;
   // buffer_.get(), published for lock-free reads by dlpack_info(); written
   // under the carrier's mutex whenever buffer_ changes.
   std::atomic<std::byte*> published_{nullptr};

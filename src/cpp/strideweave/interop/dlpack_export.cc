@@ -1,8 +1,10 @@
 #include "strideweave/interop/dlpack_export.h"
 
+#include <memory>
 #include <new>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "strideweave/util/error.h"
@@ -18,6 +20,9 @@ template <typename Managed>
 struct ExportBlock {
   Managed managed{};
   ExportOwner owner;
+  // The carrier's hold on the storage the export addresses
+  // (Carrier::hold_storage_for_export); ends before the owner is released.
+  std::shared_ptr<const void> storage;
 
   int64_t* dims() noexcept { return reinterpret_cast<int64_t*>(this + 1); }
 
@@ -33,8 +38,8 @@ struct ExportBlock {
 // Allocates and fills the block for the checked export.
 template <typename Managed>
 Managed* make_managed(const Subtensor& s, const DLPackInfo& info, dlpack::DLDataType dtype,
-                      const ExportOwner& owner) {
-  static_assert(std::is_trivially_destructible_v<ExportBlock<Managed>>);
+                      const ExportOwner& owner, std::shared_ptr<const void> storage) {
+  static_assert(std::is_nothrow_destructible_v<ExportBlock<Managed>>);
   static_assert(sizeof(ExportBlock<Managed>) % alignof(int64_t) == 0);
   const std::vector<LeafMode>& modes = s.layout.leaf_modes();
   const std::size_t rank = modes.size();
@@ -43,6 +48,7 @@ Managed* make_managed(const Subtensor& s, const DLPackInfo& info, dlpack::DLData
   if (memory == nullptr) throw std::bad_alloc();
   auto* block = new (memory) ExportBlock<Managed>{};
   block->owner = owner;
+  block->storage = std::move(storage);
   int64_t* dims = block->dims();
   for (std::size_t k = 0; k < rank; ++k) {
     dims[k] = modes[k].extent;
@@ -72,6 +78,8 @@ std::optional<dlpack::DLDataType> dlpack_dtype(const DType& dtype) {
   }
 }
 
+constexpr const char* kOperation = "DLPack export (__dlpack__)";
+
 std::string pair_text(const IntPair& p) {
   return "(" + std::to_string(p.first) + ", " + std::to_string(p.second) + ")";
 }
@@ -86,7 +94,7 @@ IntPair dlpack_device(const Tensor& tensor) {
 
 ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
                              const ExportOwner& owner) {
-  const Subtensor& s = tensor.subtensor("DLPack export (__dlpack__)");
+  const Subtensor& s = tensor.subtensor(kOperation);
   if (request.max_version && (request.max_version->first < 0 || request.max_version->second < 0)) {
     throw ValueError("max_version " + pair_text(*request.max_version) +
                      " has a negative component");
@@ -96,7 +104,9 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
         "copy=True: StrideWeave exports alias storage; copy exports are not "
         "implemented");
   }
-  s.carrier->require_not_being_written("DLPack export (__dlpack__)");
+  // Held from before the hook reports a pointer: the storage it reports
+  // cannot be recycled meanwhile, whatever another thread or the hook does.
+  std::shared_ptr<const void> storage = s.carrier->hold_storage_for_export(kOperation);
   const bool released_before = s.carrier->is_released();
   const DLPackInfo info = s.carrier->dlpack_info();
   // The hook may be a caller's code: what it did to the carrier is checked
@@ -105,10 +115,10 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
   // refuses readers as before the call. (A carrier released before the call
   // is the rows below: a null pointer fails unless nothing is addressed.)
   if (!released_before && s.carrier->is_released()) {
-    throw BufferError("DLPack export (__dlpack__): " + s.carrier->label() +
+    throw BufferError(std::string(kOperation) + ": " + s.carrier->label() +
                       " was released by its dlpack_info() hook; nothing is exported");
   }
-  s.carrier->require_not_being_written("DLPack export (__dlpack__)");
+  s.carrier->check_export_hold(kOperation, storage);
   const std::optional<dlpack::DLDataType> dtype = dlpack_dtype(tensor.dtype());
   if (!dtype) {
     throw BufferError("dtype " + tensor.dtype().name() +
@@ -130,11 +140,12 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
   ExportedTensor out;
   if (request.max_version && request.max_version->first >= 1) {
     const uint64_t flags = tensor.is_mutable() ? 0 : dlpack::kFlagBitmaskReadOnly;
-    out.versioned = make_managed<dlpack::DLManagedTensorVersioned>(s, info, *dtype, owner);
+    out.versioned =
+        make_managed<dlpack::DLManagedTensorVersioned>(s, info, *dtype, owner, std::move(storage));
     out.versioned->version = {dlpack::kMajorVersion, dlpack::kMinorVersion};
     out.versioned->flags = flags;
   } else {
-    out.legacy = make_managed<dlpack::DLManagedTensor>(s, info, *dtype, owner);
+    out.legacy = make_managed<dlpack::DLManagedTensor>(s, info, *dtype, owner, std::move(storage));
   }
   return out;
 }

@@ -55,18 +55,26 @@ IntPair dlpack_device(const Tensor& tensor);
 
 // Exports `tensor` without copying. Checks, in order: one subtensor
 // (NotImplementedError); max_version components non-negative (ValueError);
-// copy false (BufferError); the carrier's dlpack_info() hook (its own
-// exceptions, unchanged); dtype Float32 or Int32 (BufferError); dl_device
-// equal to the reported device (BufferError); a non-null pointer when the
-// tensor has elements (BufferError). Changes no version.
+// copy false (BufferError); the carrier not pinned for writing (RuntimeError);
+// the carrier's dlpack_info() hook (its own exceptions, unchanged); the
+// carrier not released by the hook (BufferError); the carrier not pinned for
+// writing, not a part of a composite and its storage not replaced since before
+// the hook (Carrier::check_export_hold: RuntimeError, BufferError); dtype
+// Float32 or Int32 (BufferError); dl_device equal to the reported device
+// (BufferError); a non-null pointer when the tensor has elements (BufferError).
+// Changes no version.
 //
-// The managed tensor holds `owner` until its deleter runs (on failure nothing
-// was allocated and the owner is left untouched); shape and strides are the
-// layout's leaf modes (elements, never null arrays, even for rank 0), data the
-// carrier's pointer, byte_offset the offset times the item size; a versioned
-// tensor has version 1.0 and sets READ_ONLY exactly when the tensor is not
-// publicly mutable. One block from owner.allocate holds the managed tensor,
-// its shape and stride arrays and the owner; nothing else is allocated.
+// The managed tensor holds `owner` and the carrier's hold on its storage
+// (Carrier::hold_storage_for_export, taken before the hook runs) until its
+// deleter runs, which ends the hold before it releases the owner (on failure
+// nothing was allocated, the hold has ended and the owner is left untouched);
+// shape and strides are the layout's leaf modes (elements, never null arrays,
+// even for rank 0), data the carrier's pointer, byte_offset the offset times
+// the item size; a versioned tensor has version 1.0 and sets READ_ONLY
+// exactly when the tensor is not publicly mutable. One block from
+// owner.allocate holds the managed tensor, its shape and stride arrays, the
+// owner and the hold; nothing else is allocated, except the record the holds
+// of one CPU buffer share, made at its first export.
 ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
                              const ExportOwner& owner);
 

@@ -7,7 +7,9 @@
 
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/compose/evictable.h"
 #include "strideweave/util/error.h"
+#include "strideweave/util/mapped_memory.h"
 #include "testing/counting_owner.h"
 #include "testing/expect_error.h"
 
@@ -171,6 +173,80 @@ TEST(interop_movement__only_float32_and_int32_logical_dtypes_are_exportable,
   EXPECT_EQ(read[1], std::numeric_limits<int32_t>::max());
   e.versioned->deleter(e.versioned);
   EXPECT_EQ(counter.releases, 1);
+}
+
+// -- carrier-storage: memory an export addresses is never another's ----------
+
+TEST(carrier_storage__release_relinquishes_storage_once,
+     clause7__an_export_keeps_a_released_buffer_from_reuse) {
+  // A heap buffer and a mapped one (kMappedBytes or more).
+  for (const int64_t n : {int64_t{16}, static_cast<int64_t>(kMappedBytes / sizeof(float))}) {
+    SCOPED_TRACE(n);
+    const std::size_t retired = retired_mapped_bytes();
+    auto c = std::make_shared<CPU>(DType::Float32(), n);
+    c->write_range_values(0, std::vector<Value>{2.5, 3.5});
+    auto t = Tensor::make(c, Layout(T(n)), 0);
+    CountingOwner counter;
+    ExportedTensor e = export_dlpack(*t, ExportRequest{}, counter.owner());
+    const auto* stale = static_cast<const float*>(e.legacy->dl_tensor.data);
+    c->release();
+    std::vector<std::shared_ptr<CPU>> fresh;
+    for (int i = 0; i < 8; ++i) {
+      fresh.push_back(std::make_shared<CPU>(DType::Float32(), n));
+      EXPECT_NE(static_cast<const void*>(fresh.back()->data()), static_cast<const void*>(stale));
+    }
+    if (n == 16) {  // kept with its bytes
+      EXPECT_EQ(stale[0], 2.5f);
+      EXPECT_EQ(stale[1], 3.5f);
+    } else {  // retired: inaccessible, never read here
+      EXPECT_EQ(retired_mapped_bytes(), retired + kMappedBytes);
+    }
+    e.legacy->deleter(e.legacy);
+    EXPECT_EQ(counter.live(), 0);
+    EXPECT_EQ(retired_mapped_bytes(), retired);
+  }
+}
+
+TEST(carrier_storage__carriers_opt_into_dlpack_through_the_dlpack_info_hook,
+     clause8__refuse_a_part_of_a_composite) {
+  auto fast =
+      std::make_shared<CPU>(DType::Float32(), std::nullopt, std::vector<Value>{1.0, 2.0, 3.0});
+  auto evictable = Evictable::make(fast, std::make_shared<Generic>(DType::Float32()));
+  auto t = Tensor::make(fast, Layout(T(3)), 0);
+  const uint64_t version = fast->version();
+  CountingOwner counter;
+  const std::string message = testing_util::message_of<BufferError>(
+      [&] { export_dlpack(*t, ExportRequest{IntPair{1, 0}, {}, false}, counter.owner()); });
+  EXPECT_NE(message.find(fast->label()), std::string::npos) << message;
+  EXPECT_NE(message.find("owned by " + evictable->label()), std::string::npos) << message;
+  EXPECT_EQ(counter.allocations, 0);
+  EXPECT_EQ(fast->version(), version);
+  EXPECT_FALSE(fast->is_released());
+  EXPECT_EQ(fast->owner(), evictable);
+}
+
+// A CPU carrier whose dlpack_info() hook gives an empty carrier slots: the
+// buffer it reports is not the one the export held before the hook.
+class AllocatingHook : public CPU {
+ public:
+  AllocatingHook() : CPU(DType::Float32()) {}
+  DLPackInfo dlpack_info() const override {
+    auto& self = const_cast<AllocatingHook&>(*this);  // a hook acting on its own carrier
+    if (self.slots() == 0) self.allocate(4);
+    return CPU::dlpack_info();
+  }
+};
+
+TEST(carrier_storage__carriers_opt_into_dlpack_through_the_dlpack_info_hook,
+     clause7__refuse_storage_replaced_by_the_hook) {
+  auto c = std::make_shared<AllocatingHook>();
+  auto t = Tensor::make(c, Layout(T(0)), 0);
+  CountingOwner counter;
+  const std::string message = testing_util::message_of<BufferError>(
+      [&] { export_dlpack(*t, ExportRequest{}, counter.owner()); });
+  EXPECT_NE(message.find(c->label()), std::string::npos) << message;
+  EXPECT_NE(message.find("replaced"), std::string::npos) << message;
+  EXPECT_EQ(counter.allocations, 0);
 }
 
 }  // namespace

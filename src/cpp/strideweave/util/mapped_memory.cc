@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -104,6 +105,40 @@ void unmap_memory(std::byte* p, std::size_t size) noexcept {
     }
   }
   unmap_all(evicted);
+}
+
+namespace {
+
+// Bytes retired and not yet unmapped. Never destroyed: buffers may be freed at exit.
+std::atomic<std::size_t>& retired_bytes() {
+  static auto* bytes = new std::atomic<std::size_t>(0);
+  return *bytes;
+}
+
+}  // namespace
+
+void retire_memory(std::byte* p, std::size_t size) noexcept {
+  // One call replaces the pages with a fresh inaccessible reservation of the
+  // same range: no moment exists at which the range is unmapped and another
+  // mapping could take it.
+  void* reserved =
+      ::mmap(p, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  if (reserved == MAP_FAILED) {
+    // The kernel refused a new mapping (its mapping count): the same effect in
+    // place, the range staying mapped throughout.
+    ::mprotect(p, size, PROT_NONE);
+    ::madvise(p, size, MADV_DONTNEED);
+  }
+  retired_bytes().fetch_add(size, std::memory_order_relaxed);
+}
+
+void unmap_retired_memory(std::byte* p, std::size_t size) noexcept {
+  ::munmap(p, size);
+  retired_bytes().fetch_sub(size, std::memory_order_relaxed);
+}
+
+std::size_t retired_mapped_bytes() noexcept {
+  return retired_bytes().load(std::memory_order_relaxed);
 }
 
 std::size_t set_mapped_cache_budget(std::size_t budget) noexcept {

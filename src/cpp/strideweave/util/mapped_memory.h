@@ -31,6 +31,20 @@ std::byte* map_memory(std::size_t size, bool zeroed = true) noexcept;
 // while it has room under its budget, else unmapped.
 void unmap_memory(std::byte* p, std::size_t size) noexcept;
 
+// Retires `size` bytes at `p` (from map_memory with that size) that a view
+// outside the library may still address: their pages go back to the kernel
+// and the address range stays reserved but inaccessible, so an access through
+// such a view traps instead of reaching memory a later allocation received.
+// Free with unmap_retired_memory, never unmap_memory: the cache never holds a
+// retired mapping.
+void retire_memory(std::byte* p, std::size_t size) noexcept;
+
+// Unmaps a mapping retire_memory retired (its address range becomes free).
+void unmap_retired_memory(std::byte* p, std::size_t size) noexcept;
+
+// The bytes of the mappings retired and not yet unmapped.
+std::size_t retired_mapped_bytes() noexcept;
+
 // Unmaps every cached mapping; returns the bytes given back.
 std::size_t empty_mapped_cache() noexcept;
 
