@@ -966,7 +966,8 @@ class _HookPlan:
         shown = {
             hook: tuple(S.describe(a) for a in action) for hook, action in self.actions.items()
         }
-        return f"_HookPlan({self.kind!r}, {shown}, report={self.report!r})"
+        report = None if self.report is None else tuple(S.describe(r) for r in self.report)
+        return f"_HookPlan({self.kind!r}, {shown}, report={report})"
 
     def act(self, hook: str, tensor: sw.Tensor, destination: sw.Carrier) -> object:
         """Runs ``hook``'s action; returns what the hook returns."""
