@@ -129,3 +129,39 @@ def test_release_after_pending_device_work():
     with refused(RuntimeError, "released"):
         pending.carrier.read(0)
     assert a.tolist() == [1.0, 2.0]
+
+
+def running_under_asan() -> bool:
+    with open("/proc/self/maps", encoding="utf-8") as maps:
+        return "libasan" in maps.read()
+
+
+@pytest.mark.skipif(
+    running_under_asan(),
+    reason="AddressSanitizer's operator new aborts on an allocation it cannot satisfy "
+    "(allocator_may_return_null does not apply to it) instead of throwing std::bad_alloc",
+)
+@pytest.mark.spec(f"{METAL}#7")
+def test_a_failed_kernel_leaves_its_result_without_a_value():
+    """A sum over a 2**50-element broadcast of a Metal tensor: the kernel cannot gather
+    its operand on the device. Its result used to read as 0.0; every use of it now
+    raises the kernel's MemoryError, naming the operation, the count and the dtype."""
+    metal = sw.Tensor(sw.Metal(sw.Float32, values=[1.0]), sw.Layout(1), 0)
+    result = metal.broadcast_to((1 << 20, 1 << 20, 1 << 10)).sum()
+    expected = f"sum: gathering an operand: cannot allocate {1 << 50} items of Float32"
+    uses = {
+        "tolist": lambda: result.tolist(),
+        "read": lambda: result.carrier.read(0),
+        "move out": lambda: sw.move(result, sw.CPU(sw.Float32)),
+        "operation": lambda: (result + result).tolist(),
+    }
+    for name, use in uses.items():
+        with pytest.raises(MemoryError) as info:
+            use()
+        assert str(info.value).startswith(expected), (name, str(info.value))
+        assert "'sum'" in str(info.value), name
+    assert not result.carrier.is_released
+    result.carrier.release()
+    # The operand itself is unaffected, and a sum that fits works.
+    assert metal.tolist() == [1.0]
+    assert metal.broadcast_to((4,)).sum().tolist() == 4.0

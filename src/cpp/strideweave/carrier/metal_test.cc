@@ -135,12 +135,16 @@ TEST_F(MetalCarrier, release_waits_for_pending_work_on_its_buffer) {
   std::atomic<bool> finished{false};
   const device::BufferRef buffer = metal->buffer("test");
   std::promise<void> started;
-  metal->queue().submit(device::CommandBuffer{
-      "slow", device::CommandKind::kKernel, {buffer}, {[&](const device::Access&) {
-        started.set_value();
-        std::this_thread::sleep_for(std::chrono::milliseconds(30));
-        finished = true;
-      }}});
+  metal->queue().submit(device::CommandBuffer{"slow",
+                                              device::CommandKind::kKernel,
+                                              {buffer},
+                                              {[&](const device::Access&) {
+                                                started.set_value();
+                                                std::this_thread::sleep_for(
+                                                    std::chrono::milliseconds(30));
+                                                finished = true;
+                                              }},
+                                              {}});
   started.get_future().wait();
   metal->release();
   EXPECT_TRUE(finished);

@@ -119,7 +119,7 @@ class EmulatedQueue final : public Queue {
 
   void synchronize() override {
     if (std::exception_ptr fault = take_fault(Fault::kSynchronize)) std::rethrow_exception(fault);
-    submit(CommandBuffer{"synchronize", CommandKind::kKernel, {}, {}})->wait_quietly();
+    submit(CommandBuffer{"synchronize", CommandKind::kKernel, {}, {}, {}})->wait_quietly();
   }
 
   void dispatch(std::function<void()> fn) override {
@@ -155,15 +155,27 @@ class EmulatedQueue final : public Queue {
         const int64_t latency = emulated_latency().count();
         if (latency > 0) std::this_thread::sleep_for(std::chrono::microseconds(latency));
       }
-      std::exception_ptr error;
-      try {
-        if (buffer.kind == CommandKind::kCopy) {
-          if (std::exception_ptr fault = take_fault(Fault::kCopy)) std::rethrow_exception(fault);
+      // An injected fault fails the command buffer before any command runs;
+      // a failed buffer it names fails it likewise, and the failure passes on
+      // to what it writes; a command's own exception fails what it writes
+      // (queue.h, CommandBuffer).
+      std::exception_ptr error =
+          buffer.kind == CommandKind::kCopy ? take_fault(Fault::kCopy) : nullptr;
+      std::exception_ptr spoils;
+      for (const BufferRef& used : buffer.buffers) {
+        if (error == nullptr) spoils = error = used->failure();
+      }
+      if (error == nullptr) {
+        try {
+          const EmulatedAccess access(buffer);
+          for (const Command& command : buffer.commands) command(access);
+        } catch (...) {
+          error = std::current_exception();
+          spoils = failed_buffer_error(buffer.label, error);
         }
-        const EmulatedAccess access(buffer);
-        for (const Command& command : buffer.commands) command(access);
-      } catch (...) {
-        error = std::current_exception();
+      }
+      if (spoils != nullptr) {
+        for (const BufferRef& written : buffer.writes) written->fail(spoils);
       }
       --pending;
       event->complete(error);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "strideweave/util/error.h"
@@ -18,6 +19,59 @@ EventRef Buffer::last_use() const {
 
 void Buffer::wait_idle() const {
   if (const EventRef event = last_use()) event->wait_quietly();
+}
+
+std::exception_ptr Buffer::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+void Buffer::fail(std::exception_ptr error) {
+  std::lock_guard lock(mu_);
+  if (failure_ == nullptr) failure_ = std::move(error);
+}
+
+namespace {
+
+std::exception_ptr core_error(ErrorKind kind, const std::string& message) {
+  switch (kind) {
+    case ErrorKind::kTypeError:
+      return std::make_exception_ptr(TypeError(message));
+    case ErrorKind::kValueError:
+      return std::make_exception_ptr(ValueError(message));
+    case ErrorKind::kIndexError:
+      return std::make_exception_ptr(IndexError(message));
+    case ErrorKind::kKeyError:
+      return std::make_exception_ptr(KeyError(message));
+    case ErrorKind::kBufferError:
+      return std::make_exception_ptr(BufferError(message));
+    case ErrorKind::kNotImplementedError:
+      return std::make_exception_ptr(NotImplementedError(message));
+    case ErrorKind::kMemoryError:
+      return std::make_exception_ptr(MemoryError(message));
+    case ErrorKind::kRuntimeError:
+    case ErrorKind::kOSError:
+      break;
+  }
+  return std::make_exception_ptr(RuntimeError(message));
+}
+
+}  // namespace
+
+std::exception_ptr failed_buffer_error(const std::string& label, std::exception_ptr error) {
+  const std::string holds = " (the device command buffer '" + label +
+                            "' failed writing this buffer, which holds no value)";
+  try {
+    std::rethrow_exception(std::move(error));
+  } catch (const Error& e) {
+    return core_error(e.kind(), e.what() + holds);
+  } catch (const std::bad_alloc&) {
+    return std::make_exception_ptr(MemoryError("out of memory" + holds));
+  } catch (const std::exception& e) {
+    return std::make_exception_ptr(RuntimeError(e.what() + holds));
+  } catch (...) {
+    return std::make_exception_ptr(RuntimeError("a non-standard exception" + holds));
+  }
 }
 
 // Event -------------------------------------------------------------------------
@@ -117,7 +171,8 @@ EventRef upload(Queue& queue, const std::byte* host, const BufferRef& buffer, in
   Command command = [host, buffer = buffer.get(), device_offset, bytes](const Access& access) {
     std::memcpy(access.bytes(*buffer) + device_offset, host, static_cast<std::size_t>(bytes));
   };
-  return queue.submit(CommandBuffer{std::move(label), CommandKind::kCopy, {buffer}, {command}});
+  return queue.submit(
+      CommandBuffer{std::move(label), CommandKind::kCopy, {buffer}, {command}, {buffer}});
 }
 
 EventRef download(Queue& queue, const BufferRef& buffer, int64_t device_offset, int64_t bytes,
@@ -126,7 +181,7 @@ EventRef download(Queue& queue, const BufferRef& buffer, int64_t device_offset, 
   Command command = [host, buffer = buffer.get(), device_offset, bytes](const Access& access) {
     std::memcpy(host, access.bytes(*buffer) + device_offset, static_cast<std::size_t>(bytes));
   };
-  return queue.submit(CommandBuffer{std::move(label), CommandKind::kCopy, {buffer}, {command}});
+  return queue.submit(CommandBuffer{std::move(label), CommandKind::kCopy, {buffer}, {command}, {}});
 }
 
 EventRef copy(Queue& queue, const BufferRef& source, int64_t source_offset,
@@ -139,8 +194,8 @@ EventRef copy(Queue& queue, const BufferRef& source, int64_t source_offset,
     std::memmove(access.bytes(*to) + destination_offset, access.bytes(*from) + source_offset,
                  static_cast<std::size_t>(bytes));
   };
-  return queue.submit(
-      CommandBuffer{std::move(label), CommandKind::kCopy, {source, destination}, {command}});
+  return queue.submit(CommandBuffer{
+      std::move(label), CommandKind::kCopy, {source, destination}, {command}, {destination}});
 }
 
 }  // namespace strideweave::device

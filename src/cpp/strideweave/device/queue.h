@@ -56,7 +56,20 @@ struct CommandBuffer {
   std::vector<BufferRef> buffers;  // every buffer a command touches: kept alive
                                    // and counted busy until the event completes
   std::vector<Command> commands;   // run in order; the first exception ends the buffer
+  std::vector<BufferRef> writes;   // the buffers among `buffers` its commands write
 };
+
+// How device failures travel (spec/carrier-storage, "Metal stores slots in
+// device memory"): a command that throws may have written part of the buffers
+// its command buffer writes, so each of them becomes failed with that error,
+// as a core error of the same kind naming the command buffer (failed_buffer_
+// error). A command buffer that names a failed buffer runs none of its
+// commands and fails with the buffer's error, which it passes on to the
+// buffers it writes: a download of a failed kernel's result raises the
+// kernel's error instead of returning bytes the kernel never wrote, and a
+// kernel over that result fails alike. An injected fault fails the command
+// buffer before any command runs, so it fails no buffer.
+std::exception_ptr failed_buffer_error(const std::string& label, std::exception_ptr error);
 
 // A device allocation of `bytes` bytes (zeroed unless allocated otherwise).
 class Buffer {
@@ -76,6 +89,13 @@ class Buffer {
   // completed; never throws their errors (they belong to their events).
   void wait_idle() const;
 
+  // The error the buffer failed with (see CommandBuffer), or null. A core
+  // error, safe to release on any thread.
+  std::exception_ptr failure() const;
+  // For backends, on the device thread: records `error` unless the buffer has
+  // failed already.
+  void fail(std::exception_ptr error);
+
  protected:
   explicit Buffer(int64_t bytes) : bytes_(bytes) {}
 
@@ -88,6 +108,7 @@ class Buffer {
   // device thread holds every event until it completed, so an expired one is
   // complete).
   std::weak_ptr<Event> last_use_;
+  std::exception_ptr failure_;  // guarded by mu_
 };
 
 // The completion of one command buffer.

@@ -50,9 +50,9 @@ class Gate {
 };
 
 CommandBuffer kernel(std::string label, std::vector<Command> commands,
-                     std::vector<BufferRef> buffers = {}) {
+                     std::vector<BufferRef> buffers = {}, std::vector<BufferRef> writes = {}) {
   return CommandBuffer{std::move(label), CommandKind::kKernel, std::move(buffers),
-                       std::move(commands)};
+                       std::move(commands), std::move(writes)};
 }
 
 TEST_F(DeviceQueue, command_buffers_run_in_submission_order) {
@@ -102,6 +102,36 @@ TEST_F(DeviceQueue, a_failing_command_fails_only_its_event) {
   failing->wait_quietly();
   EXPECT_FALSE(skipped_ran);  // the rest of the failed buffer is skipped
   queue().synchronize();      // never throws the command buffers' errors
+}
+
+TEST_F(DeviceQueue, a_failed_command_fails_the_buffers_it_writes_and_what_reads_them) {
+  const BufferRef input = queue().allocate(4);
+  const BufferRef result = queue().allocate(4);
+  const BufferRef next = queue().allocate(4);
+  const EventRef producer = queue().submit(
+      kernel("producer", {[](const Access&) { throw MemoryError("gathering failed"); }},
+             {input, result}, {result}));
+  EXPECT_THROW(producer->wait(), MemoryError);
+  // A download of the result fails with the producer's error, as a core error of
+  // its kind naming the command buffer, instead of returning bytes it never wrote.
+  std::vector<std::byte> host(4);
+  const std::string message = message_of<MemoryError>(
+      [&] { download(queue(), result, 0, 4, host.data(), "read result")->wait(); });
+  EXPECT_NE(message.find("gathering failed"), std::string::npos) << message;
+  EXPECT_NE(message.find("'producer'"), std::string::npos) << message;
+  // A kernel reading the result runs none of its commands, fails alike, and
+  // passes the failure on to what it writes.
+  std::atomic<bool> ran{false};
+  const EventRef consumer = queue().submit(
+      kernel("consumer", {[&](const Access&) { ran = true; }}, {result, next}, {next}));
+  EXPECT_EQ(message_of<MemoryError>([&] { consumer->wait(); }), message);
+  EXPECT_FALSE(ran);
+  EXPECT_EQ(message_of<MemoryError>(
+                [&] { download(queue(), next, 0, 4, host.data(), "read next")->wait(); }),
+            message);
+  // The buffer the producer only read is unaffected.
+  download(queue(), input, 0, 4, host.data(), "read input")->wait();
+  EXPECT_EQ(input->failure(), nullptr);
 }
 
 TEST_F(DeviceQueue, a_command_reaches_only_the_buffers_it_named) {

@@ -233,15 +233,18 @@ struct DeviceOperand {
 
 // Inside a command: the items of `o` in canonical order, in place when its
 // view is canonical-contiguous, else gathered into `scratch` by the strided
-// kernel.
+// kernel, sized as on the host (size_scratch: MemoryError naming `op`, the
+// count and the dtype; the command's failure then fails the result's buffer,
+// device/queue.h).
 const std::byte* device_items(const device::Access& access, const DeviceOperand& o,
-                              const Layout& canonical, std::size_t itemsize,
-                              std::vector<std::byte>& scratch) {
+                              const Layout& canonical, const DType& dtype,
+                              std::vector<std::byte>& scratch, const char* op) {
+  const std::size_t itemsize = *dtype.itemsize();
   const std::byte* bytes = access.bytes(*o.buffer);
   if (is_canonical_contiguous(o.layout)) {
     return bytes + static_cast<std::size_t>(o.offset) * itemsize;
   }
-  scratch.resize(static_cast<std::size_t>(o.layout.size()) * itemsize);
+  size_scratch(scratch, o.layout.size(), dtype, op);
   copy_strided(bytes, o.layout, o.offset, scratch.data(), canonical, 0, itemsize);
   return scratch.data();
 }
@@ -298,14 +301,15 @@ std::shared_ptr<Tensor> run_kernel(std::initializer_list<const Tensor*> operands
   const Metal& result = static_cast<const Metal&>(*out);
   device::BufferRef out_buffer = result.buffer(op);
   command_buffer.buffers.push_back(out_buffer);
-  const std::size_t itemsize = *a.dtype().itemsize();
-  command_buffer.commands.emplace_back([inputs = std::move(inputs), out_buffer, canonical, itemsize,
+  command_buffer.writes.push_back(out_buffer);
+  command_buffer.commands.emplace_back([inputs = std::move(inputs), out_buffer, canonical,
+                                        dtype = a.dtype(), op_name = std::string(op),
                                         body = std::move(body)](const device::Access& access) {
     if (canonical.size() == 0) return;
     std::array<std::vector<std::byte>, 2> scratch;
     std::array<const std::byte*, 2> in{nullptr, nullptr};
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-      in[i] = device_items(access, inputs[i], canonical, itemsize, scratch[i]);
+      in[i] = device_items(access, inputs[i], canonical, dtype, scratch[i], op_name.c_str());
     }
     body(in.data(), access.bytes(*out_buffer));
   });
