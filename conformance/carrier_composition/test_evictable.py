@@ -482,7 +482,7 @@ def test_move_into_an_evictable():
     source = sw.tensor([[1.0, 2.0], [3.0, 4.0]])
     result = sw.move(source, e)
     assert result.carrier is e and result.tolist() == [[1.0, 2.0], [3.0, 4.0]]
-    assert e.fast.slots == 4 and e.version == 1
+    assert e.fast.slots == 4 and e.version == 0 and e.moves_received == 1
     e.evict()
     assert result.tolist() == [[1.0, 2.0], [3.0, 4.0]]
 

@@ -365,6 +365,7 @@ void bind_carriers(py::module_& m) {
       .def_property_readonly("slots", getter<&Carrier::slots>())
       .def("__len__", &Carrier::slots, self_not_none)
       .def_property_readonly("version", getter<&Carrier::version>())
+      .def_property_readonly("moves_received", getter<&Carrier::moves_received>())
       .def_property_readonly("is_released", getter<&Carrier::is_released>())
       .def_property_readonly("owner", getter<&Carrier::owner>())
       .def(

@@ -358,6 +358,16 @@ void Carrier::mark_pin_written(uint64_t pin_id) {
   pin_wrote_ = true;
 }
 
+void Carrier::commit_received_move(uint64_t pin_id) {
+  std::lock_guard lock(mu_);
+  if (pin_id_ != pin_id) {
+    throw RuntimeError("a move's commit through an ended lease of " + label());
+  }
+  pin_wrote_ = false;  // the move's writes are no in-place mutation
+  ++moves_received_;
+  end_pin_locked();
+}
+
 Carrier::WritePath Carrier::effective_path_locked(const WritePath& path) const {
   if (path.kind != WritePath::Kind::kPublic || pin_id_ == 0) return path;
   if (Lease::Admission::held(this, pin_id_)) {

@@ -180,6 +180,14 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   uint64_t version() const noexcept { return version_.load(); }
   VersionToken version_token() const;
 
+  // The number of successful moves this carrier received as their destination
+  // (spec/carrier-storage, "A successful move changes neither carrier's
+  // version"): 0 at construction, incremented by exactly one at each such
+  // move's terminal commit (Lease::commit_move), by nothing else. A move
+  // changes no version, so a reader that must notice a new value arriving by
+  // a move (autograd::SavedTensor) keeps this count with the version.
+  uint64_t moves_received() const noexcept { return moves_received_.load(); }
+
   // Relinquishes the storage (freeing what the carrier owns) and marks the
   // carrier released. Idempotent on a released carrier; never changes the
   // version. Throws RuntimeError naming the carrier and the operation holding
@@ -369,6 +377,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void end_pin(uint64_t pin_id) noexcept;
   void release_pinned(uint64_t pin_id);
   void mark_pin_written(uint64_t pin_id);
+  void commit_received_move(uint64_t pin_id);
 
   // `path`, or the lease path of the active pin when `path` is public and the
   // calling thread holds an admission of that pin. Caller holds mu_.
@@ -384,6 +393,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   bool constructed_mutable_;
   int64_t slots_ = 0;
   std::atomic<uint64_t> version_{0};
+  std::atomic<uint64_t> moves_received_{0};  // written under mu_
   // Written under mu_; read without it by is_released() and is_mutable().
   std::atomic<bool> released_{false};
   std::atomic<bool> owned_{false};   // owner_ is set

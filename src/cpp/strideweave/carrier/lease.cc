@@ -51,6 +51,13 @@ void Lease::mark_written() {
   pinned.mark_pin_written(pin_id_);
 }
 
+void Lease::commit_move() {
+  Carrier& pinned = carrier();
+  pinned.commit_received_move(pin_id_);
+  carrier_.reset();
+  pin_id_ = 0;
+}
+
 void Lease::sync() {
   Carrier& pinned = carrier();
   std::lock_guard lock(pinned.mu_);

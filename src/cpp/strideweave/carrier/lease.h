@@ -34,7 +34,8 @@ namespace strideweave {
 // Versions: the writes of one pin count as one mutation. Writes through the
 // lease (and public writes it admits) do not increment the version one by
 // one; when the pin ends, the version increments by exactly one if any of
-// them succeeded, and not at all otherwise.
+// them succeeded, and not at all otherwise. A pin that commit_move() ends
+// changes no version: a successful move is no in-place mutation.
 //
 // Admission: for the duration of an Admission, the public entry points called
 // on the admitting thread write the pinned carrier as the lease does, so an
@@ -94,10 +95,18 @@ class Lease {
   void release();
 
   // Counts the pin as having written, so that its end increments the version
-  // even when no write was needed (a move of nothing still publishes a new
-  // value of the destination). Throws RuntimeError naming the operation once
-  // the lease has ended.
+  // also when the writes happen outside the lease's entry points (a device
+  // command filling the carrier's buffer). Throws RuntimeError naming the
+  // operation once the lease has ended.
   void mark_written();
+
+  // Ends the pin as the terminal commit of a successful move into the pinned
+  // carrier (spec/carrier-storage, "A successful move changes neither
+  // carrier's version"), in one hold of its mutex: the version stays what it
+  // was when the pin began, whatever was written through the lease (an
+  // allocation included), and Carrier::moves_received() increases by exactly
+  // one. Throws RuntimeError naming the operation once the lease has ended.
+  void commit_move();
 
   // Makes the pinned carrier's slots durable (Carrier::do_sync, under its
   // mutex): a move calls it before its terminal commit. Throws RuntimeError

@@ -124,6 +124,38 @@ TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, end_a_pin_exac
   EXPECT_TRUE(c->is_mutable());
 }
 
+// A move's terminal commit ends its destination's pin with no version change,
+// whatever the lease wrote, and counts the move received.
+TEST(carrier_storage__a_successful_move_changes_neither_carriers_version,
+     clause3__commit_a_move_through_the_lease) {
+  auto c = std::make_shared<CPU>(DType::Int32());
+  const VersionToken token = c->version_token();
+  Lease lease = c->pin("move #1", Carrier::PinAccess::kWriting);
+  lease.allocate(2);
+  lease.write(0, int64_t{5});
+  lease.mark_written();
+  lease.commit_move();
+  EXPECT_FALSE(lease.active());
+  EXPECT_EQ(c->pinned_by(), std::nullopt);
+  EXPECT_TRUE(c->is_mutable());
+  EXPECT_EQ(c->version(), 0u);
+  EXPECT_TRUE(token.is_current());
+  EXPECT_EQ(c->moves_received(), 1u);
+  EXPECT_EQ(c->read(0), Value(int64_t{5}));
+  const std::string m = message_of<RuntimeError>([&] { lease.commit_move(); });
+  EXPECT_NE(m.find("lease of move #1 has ended"), std::string::npos) << m;
+  EXPECT_EQ(c->moves_received(), 1u);
+
+  // A pin that ends otherwise counts its writes once and receives no move.
+  Lease other = c->pin("move #2", Carrier::PinAccess::kWriting);
+  other.write(1, int64_t{6});
+  other.end();
+  EXPECT_EQ(c->version(), 1u);
+  EXPECT_EQ(c->moves_received(), 1u);
+  c->write(0, int64_t{7});
+  EXPECT_EQ(c->version(), 2u);
+}
+
 TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, clause3__refuse_a_second_pin) {
   auto c = std::make_shared<CPU>(DType::Int32(), 1);
   Lease lease = c->pin("move");

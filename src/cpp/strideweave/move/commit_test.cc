@@ -44,6 +44,7 @@ struct AtRelease {
   bool released = false;
   bool destination_pinned = true;
   uint64_t destination_version = 0;
+  uint64_t destination_moves_received = 0;
 };
 
 // A source that records, in do_release, the destination's state.
@@ -57,7 +58,8 @@ class WatchingSource final : public Classed<Generic> {
 
  protected:
   void do_release() override {
-    at_release = {true, destination_->pinned_by().has_value(), destination_->version()};
+    at_release = {true, destination_->pinned_by().has_value(), destination_->version(),
+                  destination_->moves_received()};
     Generic::do_release();
   }
 
@@ -144,10 +146,12 @@ TEST(MoveCommit, publishes_the_destination_then_releases_the_source_then_records
 
   ASSERT_TRUE(request->completion().done());
   EXPECT_EQ(request->completion().wait()->values(), ints({1, 2, 3}));
-  // The destination was unpinned and counted mutated once before the source's release...
+  // The destination was unpinned, its version unchanged and the move counted as
+  // received, before the source's release...
   ASSERT_TRUE(source->at_release.released);
   EXPECT_FALSE(source->at_release.destination_pinned);
-  EXPECT_EQ(source->at_release.destination_version, destination_version + 1);
+  EXPECT_EQ(source->at_release.destination_version, destination_version);
+  EXPECT_EQ(source->at_release.destination_moves_received, 1u);
   // ...and the source released, and the completion event recorded, before the outcome.
   EXPECT_TRUE(source_released);
   EXPECT_EQ(completion_events, 1);
@@ -175,6 +179,7 @@ TEST(MoveCommit, a_result_that_fails_validation_is_never_published) {
   EXPECT_FALSE(destination->pinned_by().has_value());
   EXPECT_EQ(destination->slots(), 0);  // nothing staged reached it
   EXPECT_EQ(destination->version(), destination_version);
+  EXPECT_EQ(destination->moves_received(), 0u);
 }
 
 }  // namespace

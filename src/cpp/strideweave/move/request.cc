@@ -317,8 +317,7 @@ void MoveRequest::commit(std::exception_ptr error) noexcept {
         transfer_.output =
             Tensor::make(transfer_.destination, transfer_.tensor->subtensor("move").layout, 0);
       }
-      destination_lease_->mark_written();  // one mutation, whatever the transfer wrote
-      destination_lease_->end();
+      destination_lease_->commit_move();  // no mutation, whatever the transfer wrote
       source_lease_->release();
       prepared_.reset();
       if (node_ != nullptr) transfer_.output->set_grad_fn(std::move(node_));

@@ -46,9 +46,10 @@
 // arrives last (the one running start(), or for an asynchronous transfer
 // whichever thread reports its outcome after start() returned). Success is checked first (result
 // validation: the destination is live and holds the cosize slots); then
-//   success: the destination's pin ends and its version increments by
-//     exactly one (the move's writes count as one mutation, also when there
-//     were none), the source is released through its lease (its version
+//   success: the destination's pin ends through Lease::commit_move, its
+//     version what it was before the move (the move's writes, an allocation
+//     included, are no in-place mutation) and its moves_received() up by
+//     exactly one, the source is released through its lease (its version
 //     unchanged), a differentiable move's MoveNode becomes the output's
 //     producing node, then success is recorded with the output Tensor;
 //   failure: both pins end (the destination's version increments once when

@@ -117,7 +117,8 @@ TEST(interop_movement__move_routes_are_exact_and_definition_owned,
   EXPECT_EQ(provider->seen_count, 3);
   EXPECT_EQ(result->values(), floats({2, 3, 4}));
   EXPECT_TRUE(source->is_released());
-  EXPECT_EQ(destination->version(), 1u);  // allocation and writes: the move's one mutation
+  EXPECT_EQ(destination->version(), 0u);  // allocation and writes: no in-place mutation
+  EXPECT_EQ(destination->moves_received(), 1u);
   EXPECT_EQ(c.sink->definition_state(), Definition::kFree);
 }
 

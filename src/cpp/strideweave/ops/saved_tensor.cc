@@ -8,9 +8,12 @@
 
 namespace strideweave::autograd {
 
-SavedTensor::SavedTensor(std::shared_ptr<const Tensor> tensor)
-    : tensor_(std::move(tensor)),
-      version_(tensor_ ? tensor_->subtensor("autograd").carrier->version() : 0) {}
+SavedTensor::SavedTensor(std::shared_ptr<const Tensor> tensor) : tensor_(std::move(tensor)) {
+  if (!tensor_) return;
+  const Carrier& carrier = *tensor_->subtensor("autograd").carrier;
+  version_ = carrier.version();
+  moves_received_ = carrier.moves_received();
+}
 
 std::shared_ptr<const Tensor> SavedTensor::unpack(const std::string& operation,
                                                   std::size_t input) const {
@@ -36,6 +39,13 @@ std::shared_ptr<const Tensor> SavedTensor::unpack(const std::string& operation,
     throw RuntimeError(operation + ": saved input " + std::to_string(input) + " in " +
                        carrier.label() + " was modified after it was saved: version " +
                        std::to_string(version_) + " when saved, now " + std::to_string(now));
+  }
+  const uint64_t moves = carrier.moves_received();
+  if (moves != moves_received_) {
+    throw RuntimeError(operation + ": saved input " + std::to_string(input) + " in " +
+                       carrier.label() +
+                       " received a move after it was saved: " + std::to_string(moves_received_) +
+                       " moves received when saved, now " + std::to_string(moves));
   }
   return tensor;
 }
