@@ -9,6 +9,7 @@ import pytest
 
 import strideweave as sw
 from conformance.interop_movement.movement import InjectedFault, refused, snapshot
+from conformance.sanitizers import skip_unsatisfiable_allocations_under_asan
 from strideweave._core import _testing
 
 METAL = "carrier-storage/metal-stores-slots-in-device-memory"
@@ -131,16 +132,7 @@ def test_release_after_pending_device_work():
     assert a.tolist() == [1.0, 2.0]
 
 
-def running_under_asan() -> bool:
-    with open("/proc/self/maps", encoding="utf-8") as maps:
-        return "libasan" in maps.read()
-
-
-@pytest.mark.skipif(
-    running_under_asan(),
-    reason="AddressSanitizer's operator new aborts on an allocation it cannot satisfy "
-    "(allocator_may_return_null does not apply to it) instead of throwing std::bad_alloc",
-)
+@skip_unsatisfiable_allocations_under_asan
 @pytest.mark.spec(f"{METAL}#7")
 def test_a_failed_kernel_leaves_its_result_without_a_value():
     """A sum over a 2**50-element broadcast of a Metal tensor: the kernel cannot gather

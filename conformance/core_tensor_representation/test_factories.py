@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import strideweave as sw
+from conformance.sanitizers import skip_unsatisfiable_allocations_under_asan
 
 REQ = "core-tensor-representation/factories-copy-into-fresh-cpu-storage"
 
@@ -229,17 +230,7 @@ def test_an_empty_compound_tensor_keeps_its_shape():
     assert copied.dtype == COMPOUND and copied.shape == (0, 3) and copied.tolist() == []
 
 
-def running_under_asan() -> bool:
-    """Whether AddressSanitizer's runtime is loaded (tox -e sanitize preloads it)."""
-    with open("/proc/self/maps", encoding="utf-8") as maps:
-        return "libasan" in maps.read()
-
-
-@pytest.mark.skipif(
-    running_under_asan(),
-    reason="AddressSanitizer's operator new aborts on an allocation it cannot satisfy "
-    "(allocator_may_return_null does not apply to it) instead of throwing std::bad_alloc",
-)
+@skip_unsatisfiable_allocations_under_asan
 def test_an_operation_that_cannot_gather_its_operand_names_itself():
     """A broadcast view of 2**50 elements summed: the gathered operand cannot be
     allocated, and the MemoryError names the operation, the count and the dtype rather
