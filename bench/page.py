@@ -201,7 +201,8 @@ def _ratio(row: Mapping[str, Any], where: str) -> tuple[float | None, str | None
         return None, None
     value = row[names[0]]
     ratio = _number(value)
-    if ratio is None and not (isinstance(value, float) and not math.isfinite(value)):
+    # null (or NaN, inf: a zero timing) is a row without a ratio; anything else is an error.
+    if ratio is None and value is not None and not isinstance(value, float):
         raise ResultError(f"{where}: {names[0]} {value!r} is not a number")
     return ratio, names[0]
 

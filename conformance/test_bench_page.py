@@ -258,6 +258,21 @@ def test_rows_are_keyed_by_their_labels():
     assert [r.title for r in rows] == ["a · 8", "a · 8 #2", "b · 8"]
 
 
+def test_a_row_without_a_ratio_is_kept_through_the_history(tmp_path, repo):
+    bench = tmp_path / "bench"
+    write_results(bench)
+    rows = [timed(1.0, 2.0, case="a"), {**timed(1.0, 2.0, case="b"), "ratio": float("nan")}]
+    (bench / "carrier_bulk.json").write_text(json.dumps(result("carrier_bulk", rows)))
+    page.generate(bench, repo=repo[0])
+    page.generate(bench, repo=repo[0])
+    [_, line] = history(bench)
+    assert [r["ratio"] for r in line["scripts"]["carrier_bulk"]["rows"]] == [1.0, None]
+    runs = page.load_history(bench / page.HISTORY)
+    assert [row.ratio for row in runs[1].scripts["carrier_bulk"]] == [1.0, None]
+    svg = Elements((bench / page.INDEX).read_text()).svg("ratio", "carrier_bulk")
+    assert 'id="ratio-0-met"' in svg and 'id="ratio-1-' not in svg and "no ratio" in svg
+
+
 def test_the_scripts_listed_are_the_bench_scripts():
     scripts = {p.stem for p in (REPO_ROOT / "bench").glob("*.py")} - {
         "benchlib",
