@@ -13,7 +13,9 @@ It fails unless
   cannot drift from the modules).
 
 The copy holds what the conformance harness reads (``pyproject.toml``, ``spec/`` and the
-Python tests) and no ``src/``, so nothing in it can shadow the installed package.
+Python tests), ``bench/`` (conformance/test_bench_page.py tests ``bench.page``; the
+scripts import ``strideweave`` and hold no copy of it) and no ``src/``, so nothing in it
+can shadow the installed package.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import shutil
 import sys
 import sysconfig
 
-COPIED = ("pyproject.toml", "spec", "conformance", "property_tests")
+COPIED = ("pyproject.toml", "spec", "conformance", "property_tests", "bench")
 IGNORED = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache")
 
 
@@ -81,6 +83,10 @@ def copy_tree(source: pathlib.Path, destination: pathlib.Path) -> None:
             shutil.copy2(src, dst)
     if (destination / "src").exists() or (destination / "strideweave").exists():
         fail(f"{destination} holds a copy of the Python package")
+    shadows = [*destination.rglob("strideweave"), *destination.rglob("strideweave.py")]
+    shadows += destination.rglob("_core*.so")
+    if shadows:
+        fail(f"{destination} holds what could shadow the installed package: {shadows}")
     print(f"wheel_tree: tests copied to {destination}")
 
 
