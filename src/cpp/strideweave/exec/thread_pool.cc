@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -101,8 +102,9 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::submit(std::function<void()> task) {
   std::lock_guard lock(mu_);
   queue_.push_back(std::move(task));
+  queued_.store(static_cast<int64_t>(queue_.size()), std::memory_order_release);
   ++unfinished_;
-  if (waiting_ > 0) {
+  if (waiting_ > 0 && spinning_ == 0) {
     task_ready_.notify_one();
   } else {
     keep_ready_locked();
@@ -120,7 +122,9 @@ int ThreadPool::live_threads() const {
 }
 
 void ThreadPool::keep_ready_locked() noexcept {
-  if (!queue_.empty() && waiting_ == 0 && live_ - blocked_ < size_) start_worker_locked();
+  if (!queue_.empty() && waiting_ + spinning_ == 0 && live_ - blocked_ < size_) {
+    start_worker_locked();
+  }
 }
 
 void ThreadPool::start_worker_locked() noexcept {
@@ -161,6 +165,11 @@ void ThreadPool::work(int64_t id) {
         --live_;
         return;
       }
+      // Spin a while before sleeping: a worker woken from a futex takes
+      // microseconds to run, as long as a short kernel chunk (parallel_for)
+      // takes, and a burst of such tasks (a chain of operations) arrives
+      // microseconds apart.
+      if (spin_for_task(lock)) continue;
       ++waiting_;
       task_ready_.wait(lock,
                        [this] { return stopping_ || !queue_.empty() || live_ - blocked_ > size_; });
@@ -169,12 +178,31 @@ void ThreadPool::work(int64_t id) {
     }
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();
+    queued_.store(static_cast<int64_t>(queue_.size()), std::memory_order_relaxed);
     lock.unlock();
     task();
     task = nullptr;  // the task's captures go before it counts as finished
     lock.lock();
     if (--unfinished_ == 0) idle_.notify_all();
   }
+}
+
+bool ThreadPool::spin_for_task(std::unique_lock<std::mutex>& lock) {
+  ++spinning_;
+  lock.unlock();
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  bool found = false;
+  for (int i = 1;; ++i) {
+    if (queued_.load(std::memory_order_acquire) > 0) {
+      found = true;
+      break;
+    }
+    cpu_relax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) break;
+  }
+  lock.lock();
+  --spinning_;
+  return found;
 }
 
 ThreadPool::BlockingRegion::BlockingRegion() noexcept

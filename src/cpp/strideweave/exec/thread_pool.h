@@ -3,6 +3,8 @@
 // in a caller's code, and the one process-wide pool (docs/threading.md).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -88,6 +90,9 @@ class ThreadPool {
   // Starts a worker when a task is queued and no counted worker is free.
   // Requires mu_.
   void keep_ready_locked() noexcept;
+  // Spins up to kSpin for a queued task, with mu_ released meanwhile; true
+  // when one was queued. `lock` holds mu_ on entry and on return.
+  bool spin_for_task(std::unique_lock<std::mutex>& lock);
   // Joins the workers that ended. Requires mu_.
   void join_ended_locked();
 
@@ -98,13 +103,29 @@ class ThreadPool {
   std::deque<std::function<void()>> queue_;
   int64_t unfinished_ = 0;  // queued plus running tasks
   bool stopping_ = false;
-  int live_ = 0;     // workers started and not ended
-  int waiting_ = 0;  // workers waiting for a task
+  int live_ = 0;      // workers started and not ended
+  int waiting_ = 0;   // workers waiting for a task on task_ready_
+  int spinning_ = 0;  // workers spinning for a task (spin_for_task)
+  // queue_.size(), readable without mu_ by spinning workers.
+  std::atomic<int64_t> queued_{0};
+  // How long an idle worker spins before it waits on task_ready_.
+  static constexpr std::chrono::microseconds kSpin{50};
   int blocked_ = 0;  // workers inside a BlockingRegion
   int64_t next_id_ = 0;
   std::map<int64_t, std::thread> workers_;
   std::vector<int64_t> ended_;  // ended extra workers, to join
 };
+
+// A hint to the core that the calling thread spins waiting for another (x86's
+// pause: the sibling hyperthread runs meanwhile, and leaving the loop costs no
+// pipeline flush).
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
 
 // The process-wide pool: started on first use, never destroyed. Its workers
 // are never joined at exit, so process exit cannot wait on a task; they end

@@ -12,6 +12,7 @@
 #include "strideweave/carrier/metal.h"
 #include "strideweave/carrier/slot_access.h"
 #include "strideweave/device/queue.h"
+#include "strideweave/exec/parallel.h"
 #include "strideweave/layout/layout.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/util/allocation.h"
@@ -156,9 +157,13 @@ void by_arith(Arith arith, F&& f) {
   }
 }
 
-template <class T>
-T item(const void* p, int64_t i) {
-  return static_cast<const T*>(p)[i];
+// o[i] = f(i) for i < n: one loop, split across threads when it is long
+// enough to pay (parallel_for).
+template <class T, class F>
+void elementwise(T* __restrict o, int64_t n, F f) {
+  parallel_for(n, kParallelGrain, [o, &f](int64_t begin, int64_t end) noexcept {
+    for (int64_t i = begin; i < end; ++i) o[i] = f(i);
+  });
 }
 
 // The constant as the element type T of its (already converted) dtype.
@@ -353,10 +358,10 @@ std::shared_ptr<Tensor> binary_kernel(Arith arith, const Tensor& a, const Tensor
       using K = decltype(k);
       result = run_fresh({&a, &b}, a.shape(), canonical, false, op,
                          [n](const std::byte* const* in, std::byte* out) {
-                           T* o = reinterpret_cast<T*>(out);
-                           for (int64_t i = 0; i < n; ++i) {
-                             o[i] = K::f(item<T>(in[0], i), item<T>(in[1], i));
-                           }
+                           const T* __restrict x = reinterpret_cast<const T*>(in[0]);
+                           const T* __restrict y = reinterpret_cast<const T*>(in[1]);
+                           elementwise(reinterpret_cast<T*>(out), n,
+                                       [x, y](int64_t i) { return K::f(x[i], y[i]); });
                          });
     });
   });
@@ -376,11 +381,11 @@ std::shared_ptr<Tensor> scalar_kernel(Arith arith, const Tensor& a, const Value&
       result = run_fresh({&a}, a.shape(), canonical, false, op,
                          [n, k_c, constant_first](const std::byte* const* in, std::byte* out) {
                            T* o = reinterpret_cast<T*>(out);
-                           const std::byte* pa = in[0];
+                           const T* __restrict x = reinterpret_cast<const T*>(in[0]);
                            if (constant_first) {
-                             for (int64_t i = 0; i < n; ++i) o[i] = K::f(k_c, item<T>(pa, i));
+                             elementwise(o, n, [x, k_c](int64_t i) { return K::f(k_c, x[i]); });
                            } else {
-                             for (int64_t i = 0; i < n; ++i) o[i] = K::f(item<T>(pa, i), k_c);
+                             elementwise(o, n, [x, k_c](int64_t i) { return K::f(x[i], k_c); });
                            }
                          });
     });
@@ -394,11 +399,11 @@ std::shared_ptr<Tensor> neg_kernel(const Tensor& a, const char* op) {
   std::shared_ptr<Tensor> result;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    result = run_fresh({&a}, a.shape(), canonical, false, op,
-                       [n](const std::byte* const* in, std::byte* out) {
-                         T* o = reinterpret_cast<T*>(out);
-                         for (int64_t i = 0; i < n; ++i) o[i] = Sub::f(T{0}, item<T>(in[0], i));
-                       });
+    result = run_fresh(
+        {&a}, a.shape(), canonical, false, op, [n](const std::byte* const* in, std::byte* out) {
+          const T* __restrict x = reinterpret_cast<const T*>(in[0]);
+          elementwise(reinterpret_cast<T*>(out), n, [x](int64_t i) { return Sub::f(T{0}, x[i]); });
+        });
   });
   return result;
 }
@@ -406,9 +411,15 @@ std::shared_ptr<Tensor> neg_kernel(const Tensor& a, const char* op) {
 std::shared_ptr<Tensor> copy_kernel(const Tensor& a, const char* op) {
   const Layout canonical = compact_col_major(a.shape());
   const std::size_t bytes = static_cast<std::size_t>(canonical.size()) * *a.dtype().itemsize();
-  return run_fresh(
-      {&a}, a.shape(), canonical, false, op,
-      [bytes](const std::byte* const* in, std::byte* out) { std::memcpy(out, in[0], bytes); });
+  return run_fresh({&a}, a.shape(), canonical, false, op,
+                   [bytes](const std::byte* const* in, std::byte* out) {
+                     const std::byte* source = in[0];
+                     parallel_for(static_cast<int64_t>(bytes), kParallelGrain * 4,
+                                  [source, out](int64_t begin, int64_t end) noexcept {
+                                    std::memcpy(out + begin, source + begin,
+                                                static_cast<std::size_t>(end - begin));
+                                  });
+                   });
 }
 
 std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& reduced,

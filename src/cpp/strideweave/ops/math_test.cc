@@ -11,6 +11,7 @@
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/exec/parallel.h"
 #include "strideweave/ops/kernels.h"
 #include "strideweave/ops/operation.h"
 #include "strideweave/tensor/factories.h"
@@ -189,6 +190,47 @@ TEST(autograd__operation_results_are_fresh_canonical_cpu_tensors,
   });
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(doubles(*add(a, b))[63], 126.0);
+}
+
+TEST(ElementwiseKernels, LongOperandsSplitAcrossThreadsGiveEveryElement) {
+  // Long enough for parallel_for to split the loops (kParallelGrain), with a
+  // tail that is not a multiple of the chunk: every element of every kernel,
+  // Float32 and Int32 (wrapping), against the element-by-element result.
+  const int64_t n = 5 * kParallelGrain + 13;
+  std::vector<Value> fa;
+  std::vector<Value> fb;
+  std::vector<Value> ia;
+  std::vector<Value> ib;
+  for (int64_t i = 0; i < n; ++i) {
+    fa.emplace_back(static_cast<double>(i % 1000) / 8);
+    fb.emplace_back(static_cast<double>(i % 7) - 3);
+    ia.emplace_back(int64_t{2147483647} - i);
+    ib.emplace_back(i * 3);
+  }
+  const auto x = tensor_from_values(IntTuple(n), fa, DType::Float32());
+  const auto y = tensor_from_values(IntTuple(n), fb, DType::Float32());
+  const auto p = tensor_from_values(IntTuple(n), ia, DType::Int32());
+  const auto q = tensor_from_values(IntTuple(n), ib, DType::Int32());
+  const std::vector<double> sum = doubles(*add(x, y));
+  const std::vector<double> product = doubles(*mul(x, Value{2.0}));
+  const std::vector<double> negated = doubles(*neg(x));
+  const std::vector<double> copied = doubles(*copy(*y));
+  const std::vector<int64_t> difference = ints(*sub(p, q));
+  const std::vector<int64_t> wrapped = ints(*add(p, Value{int64_t{1}}));
+  ASSERT_EQ(sum.size(), static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const float a = static_cast<float>(std::get<double>(fa[k]));
+    const float b = static_cast<float>(std::get<double>(fb[k]));
+    ASSERT_EQ(sum[k], static_cast<double>(a + b)) << i;
+    ASSERT_EQ(product[k], static_cast<double>(a * 2.0F)) << i;
+    ASSERT_EQ(negated[k], static_cast<double>(-a)) << i;
+    ASSERT_EQ(copied[k], static_cast<double>(b)) << i;
+    const auto u = static_cast<uint32_t>(std::get<int64_t>(ia[k]));
+    const auto v = static_cast<uint32_t>(std::get<int64_t>(ib[k]));
+    ASSERT_EQ(difference[k], static_cast<int32_t>(u - v)) << i;
+    ASSERT_EQ(wrapped[k], static_cast<int32_t>(u + 1U)) << i;
+  }
 }
 
 }  // namespace

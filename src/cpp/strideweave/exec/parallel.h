@@ -1,0 +1,40 @@
+// parallel_for: one loop of independent iterations split across the calling
+// thread and the process-wide pool's workers, where the loop is long enough
+// for threads to pay (docs/threading.md, "Kernels on several threads").
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace strideweave {
+
+// Iterations below which a loop stays on the calling thread: waking a worker
+// costs microseconds, about what this many elementwise iterations take.
+inline constexpr int64_t kParallelGrain = int64_t{1} << 15;
+
+// Calls body(begin, end) over consecutive chunks covering [0, n), each chunk
+// of at least `grain` iterations (the last may be shorter), and returns when
+// every chunk has run. With n < 2 * grain, or a pool of one thread, it is one
+// call body(0, n) on the calling thread. Otherwise the calling thread and up
+// to process_pool().threads() - 1 workers take chunks until none is left: the
+// caller never waits for a worker to start, only for chunks a worker already
+// took, so the loop finishes even when every worker is busy elsewhere (the
+// caller then runs every chunk). Chunk boundaries are multiples of 64
+// iterations. `body` must not throw, and must be safe to call concurrently on
+// disjoint chunks; it runs on the worker threads without any lock of the
+// caller's held for it (the caller's own locks stay held by the caller).
+void parallel_for_chunks(int64_t n, int64_t grain, void (*body)(void* context, int64_t, int64_t),
+                         void* context);
+
+template <class F>
+void parallel_for(int64_t n, int64_t grain, F&& body) {
+  using Body = std::remove_reference_t<F>;
+  static_assert(std::is_nothrow_invocable_v<Body&, int64_t, int64_t>,
+                "parallel_for: the body must be noexcept");
+  parallel_for_chunks(
+      n, grain,
+      [](void* context, int64_t begin, int64_t end) { (*static_cast<Body*>(context))(begin, end); },
+      const_cast<void*>(static_cast<const void*>(&body)));
+}
+
+}  // namespace strideweave
