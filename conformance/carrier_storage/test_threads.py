@@ -113,6 +113,70 @@ def test_let_other_threads_run_during_a_copy(name):
             _core._testing.set_host_cache_budget(budget)
 
 
+def gil_releases_of(call):
+    """How many times ``call()`` released the GIL around a core call (counted by the
+    binding on this thread)."""
+    before = _core._testing.gil_releases()
+    call()
+    return _core._testing.gil_releases() - before
+
+
+def cpu_tensor(n, cls=sw.CPU):
+    carrier = cls(sw.Float32, n)
+    carrier.write_range(0, np.arange(n, dtype=np.float32))
+    return sw.Tensor(carrier, sw.Layout(n))
+
+
+SMALL_MOVE = (64 << 10) // 4  # Float32 elements in 64 KiB: the largest move that keeps the GIL
+
+
+@pytest.mark.spec(f"{GIL}#5")
+def test_small_cpu_moves_and_empty_carriers_keep_the_gil():
+    # Moves of at most 64 KiB between exact CPU carriers, synchronous and asynchronous,
+    # into empty and allocated destinations, and the empty constructors.
+    sources = [cpu_tensor(n) for n in (1, 8, SMALL_MOVE)]
+    full = sw.CPU(sw.Float32, SMALL_MOVE)
+    kept = {
+        "move into an empty CPU": lambda: sw.move(sources[0], sw.CPU(sw.Float32)),
+        "move_async": lambda: sw.move_async(sources[1], sw.CPU(sw.Float32)).wait(),
+        "move of 64 KiB": lambda: sw.move(sources[2], full),
+        "CPU(dtype)": lambda: sw.CPU(sw.Float32),
+        "CPU(dtype, 0)": lambda: sw.CPU(sw.Float32, 0),
+        "Generic(dtype)": lambda: sw.Generic(sw.Float32),
+        "Metal(dtype)": lambda: sw.Metal(sw.Float32),
+    }
+    for name, call in kept.items():
+        assert gil_releases_of(call) == 0, name
+    assert np.array_equal(
+        np.from_dlpack(sw.Tensor(full, sw.Layout(SMALL_MOVE))),
+        np.arange(SMALL_MOVE, dtype=np.float32),
+    )
+
+
+@pytest.mark.spec(f"{GIL}#5", f"{GIL}#2")
+def test_other_moves_and_allocating_constructors_release_the_gil():
+    class Subclass(sw.CPU):
+        pass
+
+    released = {
+        "move of 64 KiB + 4 bytes": lambda: sw.move(cpu_tensor(SMALL_MOVE + 1), sw.CPU(sw.Float32)),
+        "move from a CPU subclass": lambda: sw.move(cpu_tensor(8, Subclass), sw.CPU(sw.Float32)),
+        "move into a CPU subclass": lambda: sw.move(cpu_tensor(8), Subclass(sw.Float32)),
+        "move to FileBacked": lambda: sw.move(cpu_tensor(8), sw.FileBacked(sw.Float32)),
+        "move to Metal": lambda: sw.move(cpu_tensor(8), sw.Metal(sw.Float32)),
+        "CPU(dtype, 1)": lambda: sw.CPU(sw.Float32, 1),
+        "CPU(dtype, values=...)": lambda: sw.CPU(sw.Float32, values=[1.0]),
+        "FileBacked(dtype)": lambda: sw.FileBacked(sw.Float32),
+    }
+    for name, call in released.items():
+        assert gil_releases_of(call) >= 1, name
+
+
+@pytest.mark.spec(f"{GIL}#5", f"{GIL}/let-other-threads-run-during-a-copy")
+def test_a_large_move_lets_other_threads_run():
+    assert other_thread_ran_during(lambda: partial(sw.move, cpu_tensor(N), sw.CPU(sw.Float32)))
+
+
 @pytest.mark.spec(f"{GIL}/refuse-a-call-into-python-under-a-carrier-lock", f"{GIL}#1")
 @pytest.mark.parametrize("cls", [sw.CPU, sw.Generic])
 def test_refuse_a_call_into_python_under_a_carrier_lock(cls):

@@ -17,6 +17,8 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "buffer_convert.h"
 #include "class_map.h"
@@ -182,18 +184,27 @@ CarrierPyClass<C> bind_carrier_class(py::module_& m, const char* name, const cha
 
 // Defines C's __init__(Args...). `convert` turns the Python arguments into a
 // tuple of C's constructor arguments; construct_exact (class_map.h) makes a C
-// or, for a Python subclass, a PyCarrier<C> holding its descriptor.
-template <class C, class... Args, class Convert, class... Extra>
-void def_carrier_init(CarrierPyClass<C>& cls, Convert convert, const Extra&... extra) {
+// or, for a Python subclass, a PyCarrier<C> holding its descriptor. The
+// construction runs without the GIL when `releases_gil(arguments)` says it
+// allocates, fills or opens storage; a carrier made empty keeps the GIL, as
+// the accessors do (docs/threading.md, "What releases the GIL").
+template <class C, class... Args, class Convert, class ReleasesGil, class... Extra>
+void def_carrier_init(CarrierPyClass<C>& cls, Convert convert, ReleasesGil releases_gil,
+                      const Extra&... extra) {
   cls.def(
       "__init__",
-      [convert](py::detail::value_and_holder& v_h, Args... args) {
-        // The storage is allocated and filled without the GIL.
+      [convert, releases_gil](py::detail::value_and_holder& v_h, Args... args) {
+        auto arguments = convert(std::move(args)...);
+        const bool release = releases_gil(std::as_const(arguments));
         construct_exact<CarrierPyClass<C>, C, PyCarrier<C>>(
-            v_h, convert(std::move(args)...), [](auto make) { return without_gil(make); });
+            v_h, std::move(arguments),
+            [release](auto make) { return release ? without_gil(make) : make(); });
       },
       py::detail::is_new_style_constructor(), extra...);
 }
+
+// The constructions that always release the GIL (a file carrier opens its file).
+constexpr auto kAlwaysReleasesGil = [](const auto&) { return true; };
 
 std::optional<std::vector<Value>> optional_values(const py::object& values) {
   if (values.is_none()) return std::nullopt;
@@ -261,6 +272,11 @@ CarrierPyClass<C> bind_builtin(py::module_& m, const char* name, const char* doc
       [name](py::handle dtype, py::handle n, More... own, py::object values, bool mutable_) {
         return std::make_tuple(require_dtype(dtype, name), slot_count(n, name), std::move(own)...,
                                optional_values(values), mutable_);
+      },
+      // Slots to allocate (n above 0) or values to fill: without the GIL.
+      [](const auto& arguments) {
+        constexpr std::size_t kValues = std::tuple_size_v<std::decay_t<decltype(arguments)>> - 2;
+        return std::get<1>(arguments).value_or(0) > 0 || std::get<kValues>(arguments).has_value();
       },
       py::arg("dtype"), py::arg("n") = py::none(), more..., py::kw_only(),
       py::arg("values") = py::none(), py::arg("mutable") = true);
@@ -446,8 +462,8 @@ void bind_carriers(py::module_& m) {
                                file_path_arg(path, "FileBacked"), optional_values(values),
                                mutable_);
       },
-      py::arg("dtype"), py::arg("n") = py::none(), py::arg("path") = py::none(), py::kw_only(),
-      py::arg("values") = py::none(), py::arg("mutable") = true);
+      kAlwaysReleasesGil, py::arg("dtype"), py::arg("n") = py::none(), py::arg("path") = py::none(),
+      py::kw_only(), py::arg("values") = py::none(), py::arg("mutable") = true);
   file_backed.def_property_readonly("path", getter<&FileBacked::path>());
   bind_builtin<Metal>(m, "Metal",
                       "Slots in a device buffer of the Metal device queue (the emulated device "
@@ -467,7 +483,7 @@ void bind_carriers(py::module_& m) {
                                file_path_arg(path, "BlockDeviceCarrier"),
                                block_size_arg(block_size), optional_values(values), mutable_);
       },
-      py::arg("dtype"), py::arg("n") = py::none(), py::arg("path") = py::none(),
+      kAlwaysReleasesGil, py::arg("dtype"), py::arg("n") = py::none(), py::arg("path") = py::none(),
       py::arg("block_size") = py::none(), py::kw_only(), py::arg("values") = py::none(),
       py::arg("mutable") = true);
   block_device.def_property_readonly("path", getter<&BlockDeviceCarrier::path>())

@@ -61,6 +61,11 @@ void close_the_door() {
 
 }  // namespace
 
+int64_t& gil_releases() noexcept {
+  thread_local int64_t releases = 0;
+  return releases;
+}
+
 ExitSafeGil::ExitSafeGil(const char* call) : call_(call) {
   if (const int held = core_locks_held(); held != 0) {
     throw RuntimeError(std::string(call) + ": a call into Python was refused because this thread " +

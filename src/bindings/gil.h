@@ -5,6 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "strideweave/exec/thread_pool.h"
@@ -60,11 +61,16 @@ class ExitSafeGil {
 // neither joined nor drained (strideweave/exec/thread_pool.h).
 void register_exit_hook();
 
+// The number of times the calling thread released the GIL through
+// without_gil (for the tests of which calls keep it: _testing.gil_releases).
+int64_t& gil_releases() noexcept;
+
 // Runs f() with the GIL released and returns its result: for blocking core
 // calls (copies, file I/O, waiting for a carrier's lock) whose Python
 // arguments were converted before and whose result is converted after.
 template <class F>
 auto without_gil(F&& f) {
+  ++gil_releases();
   const pybind11::gil_scoped_release unlocked;
   return f();
 }

@@ -9,6 +9,7 @@
 #include "move.h"
 #include "python_exception.h"
 #include "self_arg.h"
+#include "strideweave/carrier/cpu.h"
 #include "strideweave/move/move_node.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
@@ -63,10 +64,39 @@ MoveArguments move_arguments(py::handle tensor, py::handle destination) {
           released_with_gil(std::move(target), "releasing a move destination")};
 }
 
+// The bytes up to which a move between two exact CPU carriers is initiated
+// with the GIL held: its copy takes microseconds, about what handing the GIL
+// to another thread and taking it back costs, and with several threads moving
+// each release would make the GIL change hands (docs/threading.md, "What
+// releases the GIL").
+constexpr int64_t kGilKeptMoveBytes = int64_t{64} << 10;
+
+// Whether `move` initiates with the GIL held: a copy of at most
+// kGilKeptMoveBytes between two carriers of exact class CPU (no caller's
+// hook, no I/O, no device). Initiating takes the carriers' locks, which no
+// thread holds while it waits for the GIL (docs/threading.md), so the GIL is
+// held at most while another thread finishes a copy with those carriers.
+bool initiates_with_gil(const MoveArguments& move) {
+  const Subtensor& source = move.tensor->subtensor("move");
+  const ClassDescriptor& cpu = CPU::static_class();
+  if (&source.carrier->carrier_class() != &cpu || &move.destination->carrier_class() != &cpu) {
+    return false;
+  }
+  const std::optional<std::size_t> itemsize = move.tensor->dtype().itemsize();
+  const int64_t cosize = source.layout.size() == 0 ? 0 : source.layout.cosize();
+  return itemsize && cosize <= kGilKeptMoveBytes / static_cast<int64_t>(*itemsize);
+}
+
+std::shared_ptr<MoveRequest> initiate(MoveArguments move) {
+  if (initiates_with_gil(move)) {
+    return MoveRequest::initiate(std::move(move.tensor), std::move(move.destination));
+  }
+  return without_gil(
+      [&] { return MoveRequest::initiate(std::move(move.tensor), std::move(move.destination)); });
+}
+
 std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination) {
-  MoveArguments move = move_arguments(tensor, destination);
-  return std::make_unique<AwaitMove>(without_gil(
-      [&] { return MoveRequest::initiate(std::move(move.tensor), std::move(move.destination)); }));
+  return std::make_unique<AwaitMove>(initiate(move_arguments(tensor, destination)));
 }
 
 }  // namespace
@@ -89,11 +119,7 @@ void bind_move_request(py::module_& m) {
   m.def(
       "move",
       [](py::handle tensor, py::handle destination) {
-        MoveArguments move = move_arguments(tensor, destination);
-        return AwaitMove(without_gil([&] {
-                 return MoveRequest::initiate(std::move(move.tensor), std::move(move.destination));
-               }))
-            .wait();
+        return AwaitMove(initiate(move_arguments(tensor, destination))).wait();
       },
       py::arg("tensor"), py::arg("destination"),
       "move_async(tensor, destination).wait(): blocks until the move's terminal outcome.");

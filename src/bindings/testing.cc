@@ -147,6 +147,9 @@ void bind_testing(py::module_& m) {
       "wait_pool_idle", [] { process_pool().wait_idle(); },
       py::call_guard<py::gil_scoped_release>(),
       "Waits until the process-wide pool has run every submitted task.");
+  t.def(
+      "gil_releases", [] { return gil_releases(); },
+      "How many times the calling thread released the GIL around a core call.");
   t.def("pool_threads", &process_pool_threads,
         "The number of workers of the process-wide pool (started or to be started).");
   t.def(
