@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "strideweave/carrier/lease.h"
+#include "strideweave/exec/parallel.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
 
@@ -122,13 +123,13 @@ void CPU::do_write(int64_t slot, const Value& coerced) {
 }
 
 void CPU::do_read_range(int64_t first, int64_t count, std::byte* out) const {
-  std::memcpy(out, buffer_.get() + static_cast<std::size_t>(first) * itemsize_,
-              static_cast<std::size_t>(count) * itemsize_);
+  parallel_memcpy(out, buffer_.get() + static_cast<std::size_t>(first) * itemsize_,
+                  static_cast<std::size_t>(count) * itemsize_);
 }
 
 void CPU::do_write_range(int64_t first, int64_t count, const std::byte* in) {
-  std::memcpy(buffer_.get() + static_cast<std::size_t>(first) * itemsize_, in,
-              static_cast<std::size_t>(count) * itemsize_);
+  parallel_memcpy(buffer_.get() + static_cast<std::size_t>(first) * itemsize_, in,
+                  static_cast<std::size_t>(count) * itemsize_);
 }
 
 void CPU::do_read_values(int64_t first, int64_t count, Value* out) const {

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "strideweave/exec/parallel.h"
 #include "strideweave/layout/runs.h"
 
 namespace strideweave {
@@ -23,7 +24,7 @@ void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
                         const Layout& out_layout) const {
   const std::size_t itemsize = carrier_.require_itemsize("read");
   if (const std::byte* storage = host()) {
-    copy_strided(storage, layout, offset, out, out_layout, 0, itemsize);
+    parallel_copy_strided(storage, layout, offset, out, out_layout, 0, itemsize);
     return;
   }
   const RunPlan plan(layout, offset);

@@ -3,8 +3,11 @@
 // for threads to pay (docs/threading.md, "Kernels on several threads").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
+
+#include "strideweave/layout/layout.h"
 
 namespace strideweave {
 
@@ -36,5 +39,23 @@ void parallel_for(int64_t n, int64_t grain, F&& body) {
       [](void* context, int64_t begin, int64_t end) { (*static_cast<Body*>(context))(begin, end); },
       const_cast<void*>(static_cast<const void*>(&body)));
 }
+
+// Bytes below which a copy stays on the calling thread: half the smallest
+// copy parallel_memcpy splits (a chunk is at least this long).
+inline constexpr int64_t kParallelCopyGrain = int64_t{256} << 10;
+
+// std::memcpy(dst, src, bytes), split by parallel_for into chunks of at least
+// kParallelCopyGrain bytes: a copy of 512 KiB or more runs on the caller and
+// the pool's free workers. On the 2-core development machine two threads
+// copy 64 MiB in 3.7-3.9 ms against 5.1-5.4 ms for one (NumPy's copyto both
+// ways). The ranges must not overlap.
+void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept;
+
+// copy_strided (layout/runs.h), except that a copy that is one contiguous run
+// on both sides (the joint walk of the two layouts is one mode of stride 1)
+// is one parallel_memcpy. Throws what copy_strided throws.
+void parallel_copy_strided(const std::byte* src, const Layout& src_layout, int64_t src_offset,
+                           std::byte* dst, const Layout& dst_layout, int64_t dst_offset,
+                           std::size_t itemsize);
 
 }  // namespace strideweave

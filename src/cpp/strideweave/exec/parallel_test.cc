@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -15,6 +16,8 @@
 #include <vector>
 
 #include "strideweave/exec/thread_pool.h"
+#include "strideweave/layout/layout.h"
+#include "strideweave/layout/runs.h"
 
 namespace strideweave {
 namespace {
@@ -138,6 +141,47 @@ TEST(ParallelFor, UsesTheWorkersWhenTheyAreFree) {
     }
   });
   EXPECT_GE(threads.size(), 2U);
+}
+
+TEST(ParallelCopy, MemcpyOfEveryLengthAroundTheSplit) {
+  // Below, at and above the split (2 * kParallelCopyGrain), with odd tails.
+  for (const int64_t bytes : {int64_t{0}, int64_t{1}, 2 * kParallelCopyGrain - 1,
+                              2 * kParallelCopyGrain, 5 * kParallelCopyGrain + 37}) {
+    std::vector<std::byte> src(static_cast<std::size_t>(bytes));
+    for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::byte>(i * 7 + 3);
+    std::vector<std::byte> dst(src.size() + 2, std::byte{0xEE});
+    parallel_memcpy(dst.data() + 1, src.data(), src.size());
+    EXPECT_EQ(dst.front(), std::byte{0xEE}) << bytes;
+    EXPECT_EQ(dst.back(), std::byte{0xEE}) << bytes;
+    EXPECT_TRUE(std::equal(src.begin(), src.end(), dst.begin() + 1)) << bytes;
+  }
+}
+
+TEST(ParallelCopy, StridedCopyAgreesWithTheSerialKernel) {
+  // One contiguous run on both sides (split), two modes that merge into
+  // one run at an offset (split), a transposed view and a layout with holes
+  // (the serial kernel): the same bytes as copy_strided.
+  const int64_t n = 3 * kParallelCopyGrain / 4 + 11;  // Float32 items: above the split
+  std::vector<float> src(static_cast<std::size_t>(2 * n + 8));
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) + 0.5F;
+  const std::vector<std::pair<Layout, Layout>> cases = {
+      {Layout(IntTuple(n)), Layout(IntTuple(n))},
+      {Layout(IntTuple::tuple({4, n / 4}), IntTuple::tuple({1, 4})),
+       Layout(IntTuple::tuple({4, n / 4}))},
+      {Layout(IntTuple::tuple({512, 256}), IntTuple::tuple({256, 1})),
+       Layout(IntTuple::tuple({512, 256}))},
+      {Layout(IntTuple::tuple({3, n / 4}), IntTuple::tuple({1, 4})),
+       Layout(IntTuple::tuple({3, n / 4}))},
+  };
+  for (const auto& [from, to] : cases) {
+    const auto bytes = static_cast<std::size_t>(to.cosize()) * sizeof(float);
+    std::vector<std::byte> expected(bytes, std::byte{0});
+    std::vector<std::byte> got(bytes, std::byte{0});
+    const auto* source = reinterpret_cast<const std::byte*>(src.data());
+    copy_strided(source, from, 5, expected.data(), to, 0, sizeof(float));
+    parallel_copy_strided(source, from, 5, got.data(), to, 0, sizeof(float));
+    EXPECT_EQ(got, expected) << from.to_string() << " -> " << to.to_string();
+  }
 }
 
 }  // namespace

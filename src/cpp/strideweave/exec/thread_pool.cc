@@ -104,7 +104,10 @@ void ThreadPool::submit(std::function<void()> task) {
   queue_.push_back(std::move(task));
   queued_.store(static_cast<int64_t>(queue_.size()), std::memory_order_release);
   ++unfinished_;
-  if (waiting_ > 0 && spinning_ == 0) {
+  // Each spinning worker takes one queued task; a task beyond them wakes a
+  // waiting worker, or starts one.
+  if (queue_.size() <= static_cast<std::size_t>(spinning_)) return;
+  if (waiting_ > 0) {
     task_ready_.notify_one();
   } else {
     keep_ready_locked();
@@ -122,7 +125,8 @@ int ThreadPool::live_threads() const {
 }
 
 void ThreadPool::keep_ready_locked() noexcept {
-  if (!queue_.empty() && waiting_ + spinning_ == 0 && live_ - blocked_ < size_) {
+  if (queue_.size() > static_cast<std::size_t>(spinning_) && waiting_ == 0 &&
+      live_ - blocked_ < size_) {
     start_worker_locked();
   }
 }
@@ -198,7 +202,11 @@ bool ThreadPool::spin_for_task(std::unique_lock<std::mutex>& lock) {
       break;
     }
     cpu_relax();
-    if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) break;
+    if (i % 64 == 0) {
+      if (std::chrono::steady_clock::now() >= deadline) break;
+      // Another runnable thread (more threads than cores) gets the core.
+      std::this_thread::yield();
+    }
   }
   lock.lock();
   --spinning_;

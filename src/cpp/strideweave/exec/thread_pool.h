@@ -87,7 +87,8 @@ class ThreadPool {
   void work(int64_t id);
   // Starts one worker unless the bound or the system forbids it. Requires mu_.
   void start_worker_locked() noexcept;
-  // Starts a worker when a task is queued and no counted worker is free.
+  // Starts a worker when more tasks are queued than workers spin for one and
+  // no counted worker is free.
   // Requires mu_.
   void keep_ready_locked() noexcept;
   // Spins up to kSpin for a queued task, with mu_ released meanwhile; true

@@ -259,3 +259,34 @@ TEST(ThreadPool, TheProcessPoolStartsOnceWithTheRequestedSize) {
 
 }  // namespace
 }  // namespace strideweave
+
+namespace strideweave {
+namespace {
+
+TEST(ThreadPool, TasksQueuedWhileWorkersSpinAllRun) {
+  // Right after a task, idle workers spin for the next one while the others
+  // sleep: a burst of tasks that all wait for each other must still get a
+  // worker each (a task beyond the spinning workers wakes a sleeping one).
+  ThreadPool pool(3);
+  for (int round = 0; round < 200; ++round) {
+    pool.submit([] {});
+    pool.wait_idle();  // the workers now spin, then sleep
+    std::mutex mu;
+    std::condition_variable cv;
+    int arrived = 0;
+    std::atomic<int> met{0};
+    for (int t = 0; t < 3; ++t) {
+      pool.submit([&] {
+        std::unique_lock lock(mu);
+        ++arrived;
+        cv.notify_all();
+        if (cv.wait_for(lock, std::chrono::seconds(20), [&] { return arrived == 3; })) ++met;
+      });
+    }
+    pool.wait_idle();
+    ASSERT_EQ(met.load(), 3) << "round " << round;
+  }
+}
+
+}  // namespace
+}  // namespace strideweave

@@ -13,6 +13,7 @@
 #include "strideweave/carrier/file_backed.h"
 #include "strideweave/carrier/lease.h"
 #include "strideweave/carrier/slot_access.h"
+#include "strideweave/exec/parallel.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/util/error.h"
 
@@ -67,7 +68,7 @@ void copy_stored(const MoveTransfer& transfer, const Layout& footprint, std::siz
       const std::byte* from = reader.host_range(offset, count);
       std::byte* to = writer.host_range(0, count);
       if (from != nullptr && to != nullptr) {
-        copy_strided(from, footprint, 0, to, footprint, 0, itemsize);
+        parallel_copy_strided(from, footprint, 0, to, footprint, 0, itemsize);
         return;
       }
       std::vector<std::byte> buffer;  // one run, when neither side is host memory
