@@ -856,6 +856,24 @@ for _operator in ("add", "sub", "mul"):
         )
 ENTRY_POINTS.update(AUTOGRAD_TARGETS)
 
+# Layout views (core-tensor-representation): IndexError for a mode out of range,
+# ValueError for modes that are not a permutation and for a shape without a view,
+# RuntimeError over a released carrier, NotImplementedError for a multi-subtensor tensor.
+LAYOUT_VIEW_TARGETS = {
+    "Tensor.transpose": Target((T, V, IX, R, N), args(INTS, INTS), GRAPH_TENSORS, ("i", "j")),
+    "Tensor.permute": Target(
+        (T, V, IX, R, N),
+        st.tuples(st.one_of(st.lists(INTS, max_size=4).map(tuple), st.tuples(TREES)), st.just({})),
+        GRAPH_TENSORS,
+    ),
+    "Tensor.reshape": Target(
+        (T, V, R, N),
+        st.tuples(st.one_of(st.tuples(TREES), st.lists(INTS, max_size=4).map(tuple)), st.just({})),
+        GRAPH_TENSORS,
+    ),
+}
+ENTRY_POINTS.update(LAYOUT_VIEW_TARGETS)
+
 # Properties take no arguments: one target per class reads them all on every receiver.
 PROPERTY_READERS = {
     "Layout": LAYOUT_OBJECTS,
@@ -888,6 +906,7 @@ PROPERTY_ACCEPTED = {
     "Tensor.carrier": (N,),
     "Tensor.layout": (N,),
     "Tensor.offset": (N,),
+    "Tensor.T": (N, R),
 }
 
 

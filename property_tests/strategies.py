@@ -10,6 +10,7 @@ mirror these families.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -270,6 +271,44 @@ def pow2_layouts(draw: st.DrawFn) -> sw.Layout:
     n = len(flatten(shape))
     strides = draw(st.lists(st.sampled_from([0, 1, 2, 4, 8, 16]), min_size=n, max_size=n))
     return sw.Layout(shape, unflatten(strides, shape))
+
+
+def _prime_factors(n: int) -> list[int]:
+    factors, p = [], 2
+    while p * p <= n:
+        while n % p == 0:
+            factors.append(p)
+            n //= p
+        p += 1
+    return factors + ([n] if n > 1 else [])
+
+
+@st.composite
+def shapes_of_size(draw: st.DrawFn, size: int) -> IntTuple:
+    """A shape tree of depth <= 2 and size ``size``, to reshape to: the prime factors of
+    ``size`` shuffled and grouped into leaves, extent-1 leaves mixed in, consecutive
+    leaves grouped into tuple modes; for size 0, small extents with at least one 0."""
+    if size == 0:
+        leaves = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4))
+        leaves[draw(st.integers(0, len(leaves) - 1))] = 0
+    else:
+        factors = draw(st.permutations(_prime_factors(size)))
+        cuts = sorted(draw(st.sets(st.integers(1, max(len(factors) - 1, 1)), max_size=4)))
+        bounds = [0, *(c for c in cuts if c < len(factors)), len(factors)]
+        leaves = [math.prod(factors[a:b]) for a, b in itertools.pairwise(bounds)]
+        leaves = [leaf for leaf in leaves if leaf > 1]
+        for _ in range(draw(st.integers(0, 2))):
+            leaves.insert(draw(st.integers(0, len(leaves))), 1)
+    if len(leaves) == 1 and draw(st.booleans()):
+        return leaves[0]
+    modes: list[IntTuple] = []
+    k = 0
+    while k < len(leaves):
+        width = draw(st.integers(1, len(leaves) - k))
+        group = tuple(leaves[k : k + width])
+        modes.append(group if width > 1 or draw(st.booleans()) else group[0])
+        k += width
+    return tuple(modes)
 
 
 # Slice parts as Python accepts them: None, small and negative bounds, and integers

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "gil.h"
 #include "layout.h"
+#include "layout_views.h"
 #include "move.h"
 #include "move_request.h"
 #include "ops.h"
@@ -32,6 +33,7 @@ PYBIND11_MODULE(_core, m) {
   strideweave::bindings::bind_tiled_evictable(m);
   strideweave::bindings::bind_tensor(m);
   strideweave::bindings::bind_ops(m);
+  strideweave::bindings::bind_layout_views(m);
   strideweave::bindings::bind_autograd(m);
   strideweave::bindings::bind_move_node(m);
   strideweave::bindings::bind_profiling(m);
