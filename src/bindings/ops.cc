@@ -235,9 +235,16 @@ void bind_ops(py::module_& m) {
       .def("__neg__", &neg)
       .def("sum", &sum, py::arg("modes") = py::none(),
            "The sum over the given top-level modes (every mode when None).");
-  // Defining __eq__ drops the inherited hash; a Tensor hashes by identity, as
-  // object does (and PyTorch's tensors).
-  tensor.attr("__hash__") = py::module_::import("builtins").attr("object").attr("__hash__");
+  // Defining __eq__ drops the inherited hash; a Tensor hashes by identity, with
+  // object's hash function (as PyTorch's tensors do).
+  tensor.def("__hash__", [](py::handle self) {
+    if (!py::isinstance<Tensor>(self)) {
+      throw TypeError("Tensor.__hash__ needs a Tensor, not " + describe_object(self));
+    }
+    const Py_hash_t hash = PyBaseObject_Type.tp_hash(self.ptr());
+    if (hash == -1) throw py::error_already_set();
+    return hash;
+  });
 }
 
 }  // namespace strideweave::bindings
