@@ -827,6 +827,7 @@ AUTOGRAD_TARGETS = {
     "add": Target(OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")),
     "sub": Target(OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")),
     "mul": Target(OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")),
+    "div": Target(OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")),
     "neg": Target(OPERATION_ACCEPTED, args(st.one_of(GRAPH_TENSORS, ANY)), keywords=("t",)),
     "sum": Target(
         OPERATION_ACCEPTED, args(st.one_of(GRAPH_TENSORS, ANY), MODES), keywords=("t", "modes")
@@ -849,11 +850,20 @@ AUTOGRAD_TARGETS = {
     "Node.__repr__": Target((T,), receivers=NODES),
     "AccumulateGrad.__init__": Target((T,)),
 }
-for _operator in ("add", "sub", "mul"):
+for _operator in ("add", "sub", "mul", "truediv"):
     for _name in (f"__{_operator}__", f"__r{_operator}__"):
         AUTOGRAD_TARGETS[f"Tensor.{_name}"] = Target(
             OPERATION_ACCEPTED, args(OPERANDS), GRAPH_TENSORS
         )
+# The comparisons: the operations' errors (== and != with another object: identity).
+for _comparison in ("eq", "ne", "lt", "le", "gt", "ge"):
+    AUTOGRAD_TARGETS[_comparison] = Target(
+        OPERATION_ACCEPTED, args(OPERANDS, OPERANDS), keywords=("a", "b")
+    )
+    AUTOGRAD_TARGETS[f"Tensor.__{_comparison}__"] = Target(
+        OPERATION_ACCEPTED, args(OPERANDS), GRAPH_TENSORS
+    )
+AUTOGRAD_TARGETS["Tensor.__hash__"] = Target((T,), receivers=GRAPH_TENSORS)
 ENTRY_POINTS.update(AUTOGRAD_TARGETS)
 
 # Layout views (core-tensor-representation): IndexError for a mode out of range,

@@ -405,6 +405,37 @@ def small_float_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list[float]:
 
 
 @st.composite
+def comparable_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list:
+    """``n`` values of ``dtype`` drawn from a small pool, so that two tensors over them
+    hold equal elements as often as ordered ones: for comparison oracles. Float32 pools
+    hold exact quarters, signed zeros and, sometimes, NaN and the infinities; Int32 pools
+    hold negatives and both extremes (a wrong, unsigned order shows); Bool pools both
+    truths."""
+    if dtype == sw.Bool:
+        pool: list = [False, True]
+    elif dtype == sw.Int32:
+        pool = [-(2**31), -3, -1, 0, 1, 2, 2**31 - 1]
+    else:
+        pool = [-1.5, -0.25, -0.0, 0.0, 0.25, 1.0, 2.0]
+        if draw(st.booleans()):
+            pool += [math.nan, math.inf, -math.inf]
+    return draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+
+
+@st.composite
+def nonzero_float_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list[float]:
+    """``n`` Float32 values that are exact quarters with 0.5 <= |v| <= 4: divisors for
+    division oracles (no zero, quotients and their gradients stay small). ``dtype`` must
+    be Float32."""
+    assert dtype == sw.Float32
+    magnitudes = st.integers(2, 16).map(lambda k: k / 4)
+    signs = st.sampled_from([1.0, -1.0])
+    return draw(
+        st.lists(st.tuples(signs, magnitudes).map(lambda p: p[0] * p[1]), min_size=n, max_size=n)
+    )
+
+
+@st.composite
 def tensors(
     draw: st.DrawFn,
     dtypes: st.SearchStrategy[sw.DType] = CONCRETE_DTYPES,

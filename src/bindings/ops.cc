@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "describe.h"
@@ -28,7 +29,27 @@ namespace {
 // Operations on at least this many elements run without the GIL.
 constexpr int64_t kWithoutGilElements = int64_t{1} << 15;
 
-enum class Kind { kAdd, kSub, kMul };
+enum class Kind { kAdd, kSub, kMul, kDiv, kEq, kNe, kLt, kLe, kGt, kGe };
+
+// The comparison of a comparison kind; nullopt for an arithmetic one.
+std::optional<ops::Comparison> comparison_of(Kind kind) {
+  switch (kind) {
+    case Kind::kEq:
+      return ops::Comparison::kEq;
+    case Kind::kNe:
+      return ops::Comparison::kNe;
+    case Kind::kLt:
+      return ops::Comparison::kLt;
+    case Kind::kLe:
+      return ops::Comparison::kLe;
+    case Kind::kGt:
+      return ops::Comparison::kGt;
+    case Kind::kGe:
+      return ops::Comparison::kGe;
+    default:
+      return std::nullopt;
+  }
+}
 
 const char* kind_name(Kind kind) {
   switch (kind) {
@@ -38,8 +59,11 @@ const char* kind_name(Kind kind) {
       return "sub";
     case Kind::kMul:
       return "mul";
+    case Kind::kDiv:
+      return "div";
+    default:
+      return ops::comparison_name(*comparison_of(kind));
   }
-  return "";
 }
 
 // Runs f() without the GIL when `t` is large.
@@ -64,8 +88,10 @@ std::optional<Operand> to_operand(py::handle obj) {
 }
 
 std::shared_ptr<Tensor> combine(Kind kind, const Operand& a, const Operand& b) {
+  const std::optional<ops::Comparison> comparison = comparison_of(kind);
   if (a.tensor && b.tensor) {
     return run(*a.tensor, [&] {
+      if (comparison) return ops::compare(*comparison, a.tensor, b.tensor);
       switch (kind) {
         case Kind::kAdd:
           return ops::add(a.tensor, b.tensor);
@@ -73,14 +99,16 @@ std::shared_ptr<Tensor> combine(Kind kind, const Operand& a, const Operand& b) {
           return ops::sub(a.tensor, b.tensor);
         case Kind::kMul:
           return ops::mul(a.tensor, b.tensor);
+        default:  // kDiv: the comparisons returned above
+          return ops::div(a.tensor, b.tensor);
       }
-      return std::shared_ptr<Tensor>();
     });
   }
   const bool constant_first = !a.tensor;
   const std::shared_ptr<const Tensor>& t = constant_first ? b.tensor : a.tensor;
   const Value& c = constant_first ? a.constant : b.constant;
   return run(*t, [&] {
+    if (comparison) return ops::compare(*comparison, t, c, constant_first);
     switch (kind) {
       case Kind::kAdd:
         return ops::add(t, c);
@@ -88,8 +116,9 @@ std::shared_ptr<Tensor> combine(Kind kind, const Operand& a, const Operand& b) {
         return ops::sub(t, c, constant_first);
       case Kind::kMul:
         return ops::mul(t, c);
+      default:  // kDiv: the comparisons returned above
+        return ops::div(t, c, constant_first);
     }
-    return std::shared_ptr<Tensor>();
   });
 }
 
@@ -166,7 +195,24 @@ void bind_ops(py::module_& m) {
   m.def(
       "mul", [](py::handle a, py::handle b) { return function(Kind::kMul, a, b); }, py::arg("a"),
       py::arg("b"), "a * b element by element (equal shapes), or with a constant.");
+  m.def(
+      "div", [](py::handle a, py::handle b) { return function(Kind::kDiv, a, b); }, py::arg("a"),
+      py::arg("b"),
+      "a / b element by element (equal shapes), or with a constant: true division of Float32 "
+      "operands (Int32 is TypeError: there is no promotion).");
   m.def("neg", &neg, py::arg("t"), "-t element by element.");
+  for (const auto& [name, kind, symbol] :
+       {std::tuple{"eq", Kind::kEq, "=="}, std::tuple{"ne", Kind::kNe, "!="},
+        std::tuple{"lt", Kind::kLt, "<"}, std::tuple{"le", Kind::kLe, "<="},
+        std::tuple{"gt", Kind::kGt, ">"}, std::tuple{"ge", Kind::kGe, ">="}}) {
+    m.def(
+        name, [kind = kind](py::handle a, py::handle b) { return function(kind, a, b); },
+        py::arg("a"), py::arg("b"),
+        (std::string("a ") + symbol +
+         " b element by element (equal shapes), or with a constant: a Bool tensor, recorded by "
+         "no autograd node.")
+            .c_str());
+  }
   m.def("sum", &sum, py::arg("t"), py::arg("modes") = py::none(),
         "The sum over the given top-level modes (every mode when None).");
 
@@ -177,9 +223,28 @@ void bind_ops(py::module_& m) {
       .def("__rsub__", [](py::handle s, py::handle o) { return op(Kind::kSub, s, o, true); })
       .def("__mul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, false); })
       .def("__rmul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, true); })
+      .def("__truediv__", [](py::handle s, py::handle o) { return op(Kind::kDiv, s, o, false); })
+      .def("__rtruediv__", [](py::handle s, py::handle o) { return op(Kind::kDiv, s, o, true); })
+      // Python reflects a comparison by the mirrored operator (2 < t is t > 2).
+      .def("__eq__", [](py::handle s, py::handle o) { return op(Kind::kEq, s, o, false); })
+      .def("__ne__", [](py::handle s, py::handle o) { return op(Kind::kNe, s, o, false); })
+      .def("__lt__", [](py::handle s, py::handle o) { return op(Kind::kLt, s, o, false); })
+      .def("__le__", [](py::handle s, py::handle o) { return op(Kind::kLe, s, o, false); })
+      .def("__gt__", [](py::handle s, py::handle o) { return op(Kind::kGt, s, o, false); })
+      .def("__ge__", [](py::handle s, py::handle o) { return op(Kind::kGe, s, o, false); })
       .def("__neg__", &neg)
       .def("sum", &sum, py::arg("modes") = py::none(),
            "The sum over the given top-level modes (every mode when None).");
+  // Defining __eq__ drops the inherited hash; a Tensor hashes by identity, with
+  // object's hash function (as PyTorch's tensors do).
+  tensor.def("__hash__", [](py::handle self) {
+    if (!py::isinstance<Tensor>(self)) {
+      throw TypeError("Tensor.__hash__ needs a Tensor, not " + describe_object(self));
+    }
+    const Py_hash_t hash = PyBaseObject_Type.tp_hash(self.ptr());
+    if (hash == -1) throw py::error_already_set();
+    return hash;
+  });
 }
 
 }  // namespace strideweave::bindings

@@ -57,7 +57,7 @@ from strideweave.layout import (
     tiled_divide,
     zipped_divide,
 )
-from strideweave.ops import add, mul, neg, sub, sum
+from strideweave.ops import add, div, eq, ge, gt, le, lt, mul, ne, neg, sub, sum
 from strideweave.profiling import KeyAverage, KeyAverages, Profile, ProfileEvent, profile
 from strideweave.tensors import Tensor, arange, full, tensor, zeros
 
@@ -114,15 +114,22 @@ __all__ = [
     "composition",
     "compound",
     "define_carrier",
+    "div",
     "enable_grad",
+    "eq",
     "full",
+    "ge",
+    "gt",
     "idx2crd",
     "is_grad_enabled",
+    "le",
     "logical_divide",
     "logical_product",
+    "lt",
     "move",
     "move_async",
     "mul",
+    "ne",
     "neg",
     "no_grad",
     "profile",

@@ -141,20 +141,122 @@ struct Mul {
     return static_cast<T>(x * y);
   }
 };
+struct Div {
+  static float f(float x, float y) { return x / y; }
+};
 
+// Calls f(K{}, T{}) with the arithmetic K of `arith` and the element type T
+// of `dtype` (by_dtype); kDiv is Float32 only (checked by div).
 template <class F>
-void by_arith(Arith arith, F&& f) {
+void by_arith(Arith arith, const DType& dtype, F&& f) {
   switch (arith) {
     case Arith::kAdd:
-      f(Add{});
+      by_dtype(dtype, [&](auto zero) { f(Add{}, zero); });
       return;
     case Arith::kSub:
-      f(Sub{});
+      by_dtype(dtype, [&](auto zero) { f(Sub{}, zero); });
       return;
     case Arith::kMul:
-      f(Mul{});
+      by_dtype(dtype, [&](auto zero) { f(Mul{}, zero); });
+      return;
+    case Arith::kDiv:
+      f(Div{}, float{});
       return;
   }
+}
+
+// The element type of a dtype's comparisons: float, int32_t (signed order),
+// or uint8_t for Bool (its encoding: 0 or 1).
+template <class F>
+void by_compared_dtype(const DType& dtype, F&& f) {
+  if (dtype == DType::Float32()) {
+    f(float{});
+  } else if (dtype == DType::Int32()) {
+    f(int32_t{});
+  } else {
+    f(uint8_t{});
+  }
+}
+
+// The comparisons, as the built-in operators compute them (IEEE 754 for
+// float: every comparison with NaN is false but !=).
+struct Eq {
+  template <class T>
+  static bool f(T x, T y) {
+    return x == y;
+  }
+};
+struct Ne {
+  template <class T>
+  static bool f(T x, T y) {
+    return x != y;
+  }
+};
+struct Lt {
+  template <class T>
+  static bool f(T x, T y) {
+    return x < y;
+  }
+};
+struct Le {
+  template <class T>
+  static bool f(T x, T y) {
+    return x <= y;
+  }
+};
+struct Gt {
+  template <class T>
+  static bool f(T x, T y) {
+    return x > y;
+  }
+};
+struct Ge {
+  template <class T>
+  static bool f(T x, T y) {
+    return x >= y;
+  }
+};
+
+template <class F>
+void by_comparison(Comparison comparison, F&& f) {
+  switch (comparison) {
+    case Comparison::kEq:
+      f(Eq{});
+      return;
+    case Comparison::kNe:
+      f(Ne{});
+      return;
+    case Comparison::kLt:
+      f(Lt{});
+      return;
+    case Comparison::kLe:
+      f(Le{});
+      return;
+    case Comparison::kGt:
+      f(Gt{});
+      return;
+    case Comparison::kGe:
+      f(Ge{});
+      return;
+  }
+}
+
+// c `comparison` x as x `swapped(comparison)` c: the same truth, NaN included.
+Comparison swapped(Comparison comparison) {
+  switch (comparison) {
+    case Comparison::kLt:
+      return Comparison::kGt;
+    case Comparison::kLe:
+      return Comparison::kGe;
+    case Comparison::kGt:
+      return Comparison::kLt;
+    case Comparison::kGe:
+      return Comparison::kLe;
+    case Comparison::kEq:
+    case Comparison::kNe:
+      break;
+  }
+  return comparison;
 }
 
 // o[i] = f(i) for i < n: one loop, split across threads when it is long
@@ -166,13 +268,17 @@ void elementwise(T* __restrict o, int64_t n, F f) {
   });
 }
 
-// The constant as the element type T of its (already converted) dtype.
+// The constant as the element type T of its (already converted) dtype: float
+// for Float32, uint32_t (arithmetic) or int32_t (comparisons) for Int32,
+// uint8_t for Bool.
 template <class T>
 T constant_as(const Value& c) {
   if constexpr (std::is_same_v<T, float>) {
     return static_cast<float>(std::get<double>(c));
+  } else if constexpr (std::is_same_v<T, uint8_t>) {
+    return std::get<bool>(c) ? 1 : 0;
   } else {
-    return static_cast<uint32_t>(std::get<int64_t>(c));
+    return static_cast<T>(std::get<int64_t>(c));
   }
 }
 
@@ -322,16 +428,15 @@ std::shared_ptr<Tensor> run_kernel(std::initializer_list<const Tensor*> operands
   return Tensor::make(std::move(out), std::move(out_layout), 0);
 }
 
-// run_kernel into a fresh carrier under the canonical layout of `shape`,
-// placed by all_metal; zeroed first when `zeroed`.
+// run_kernel into a fresh carrier of `dtype` under the canonical layout of
+// `shape`, placed by all_metal; zeroed first when `zeroed`.
 template <class Body>
 std::shared_ptr<Tensor> run_fresh(std::initializer_list<const Tensor*> operands,
-                                  const IntTuple& shape, const Layout& canonical, bool zeroed,
-                                  const char* op, Body body) {
-  const Tensor& a = **operands.begin();
+                                  const IntTuple& shape, const DType& dtype,
+                                  const Layout& canonical, bool zeroed, const char* op, Body body) {
   const bool device = all_metal(operands, op);
   Layout layout = compact_col_major(shape);
-  std::shared_ptr<Carrier> out = fresh_carrier(device, a.dtype(), layout.size(), zeroed);
+  std::shared_ptr<Carrier> out = fresh_carrier(device, dtype, layout.size(), zeroed);
   return run_kernel(operands, device, std::move(out), std::move(layout), canonical, op,
                     std::move(body));
 }
@@ -352,18 +457,16 @@ std::shared_ptr<Tensor> binary_kernel(Arith arith, const Tensor& a, const Tensor
   const Layout canonical = compact_col_major(a.shape());
   const int64_t n = canonical.size();
   std::shared_ptr<Tensor> result;
-  by_dtype(a.dtype(), [&](auto zero) {
+  by_arith(arith, a.dtype(), [&](auto k, auto zero) {
+    using K = decltype(k);
     using T = decltype(zero);
-    by_arith(arith, [&](auto k) {
-      using K = decltype(k);
-      result = run_fresh({&a, &b}, a.shape(), canonical, false, op,
-                         [n](const std::byte* const* in, std::byte* out) {
-                           const T* __restrict x = reinterpret_cast<const T*>(in[0]);
-                           const T* __restrict y = reinterpret_cast<const T*>(in[1]);
-                           elementwise(reinterpret_cast<T*>(out), n,
-                                       [x, y](int64_t i) { return K::f(x[i], y[i]); });
-                         });
-    });
+    result = run_fresh({&a, &b}, a.shape(), a.dtype(), canonical, false, op,
+                       [n](const std::byte* const* in, std::byte* out) {
+                         const T* __restrict x = reinterpret_cast<const T*>(in[0]);
+                         const T* __restrict y = reinterpret_cast<const T*>(in[1]);
+                         elementwise(reinterpret_cast<T*>(out), n,
+                                     [x, y](int64_t i) { return K::f(x[i], y[i]); });
+                       });
   });
   return result;
 }
@@ -373,22 +476,20 @@ std::shared_ptr<Tensor> scalar_kernel(Arith arith, const Tensor& a, const Value&
   const Layout canonical = compact_col_major(a.shape());
   const int64_t n = canonical.size();
   std::shared_ptr<Tensor> result;
-  by_dtype(a.dtype(), [&](auto zero) {
+  by_arith(arith, a.dtype(), [&](auto k, auto zero) {
+    using K = decltype(k);
     using T = decltype(zero);
     const T k_c = constant_as<T>(c);
-    by_arith(arith, [&](auto k) {
-      using K = decltype(k);
-      result = run_fresh({&a}, a.shape(), canonical, false, op,
-                         [n, k_c, constant_first](const std::byte* const* in, std::byte* out) {
-                           T* o = reinterpret_cast<T*>(out);
-                           const T* __restrict x = reinterpret_cast<const T*>(in[0]);
-                           if (constant_first) {
-                             elementwise(o, n, [x, k_c](int64_t i) { return K::f(k_c, x[i]); });
-                           } else {
-                             elementwise(o, n, [x, k_c](int64_t i) { return K::f(x[i], k_c); });
-                           }
-                         });
-    });
+    result = run_fresh({&a}, a.shape(), a.dtype(), canonical, false, op,
+                       [n, k_c, constant_first](const std::byte* const* in, std::byte* out) {
+                         T* o = reinterpret_cast<T*>(out);
+                         const T* __restrict x = reinterpret_cast<const T*>(in[0]);
+                         if (constant_first) {
+                           elementwise(o, n, [x, k_c](int64_t i) { return K::f(k_c, x[i]); });
+                         } else {
+                           elementwise(o, n, [x, k_c](int64_t i) { return K::f(x[i], k_c); });
+                         }
+                       });
   });
   return result;
 }
@@ -399,11 +500,56 @@ std::shared_ptr<Tensor> neg_kernel(const Tensor& a, const char* op) {
   std::shared_ptr<Tensor> result;
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
-    result = run_fresh(
-        {&a}, a.shape(), canonical, false, op, [n](const std::byte* const* in, std::byte* out) {
-          const T* __restrict x = reinterpret_cast<const T*>(in[0]);
-          elementwise(reinterpret_cast<T*>(out), n, [x](int64_t i) { return Sub::f(T{0}, x[i]); });
-        });
+    result = run_fresh({&a}, a.shape(), a.dtype(), canonical, false, op,
+                       [n](const std::byte* const* in, std::byte* out) {
+                         const T* __restrict x = reinterpret_cast<const T*>(in[0]);
+                         elementwise(reinterpret_cast<T*>(out), n,
+                                     [x](int64_t i) { return Sub::f(T{0}, x[i]); });
+                       });
+  });
+  return result;
+}
+
+std::shared_ptr<Tensor> compare_kernel(Comparison comparison, const Tensor& a, const Tensor& b,
+                                       const char* op) {
+  const Layout canonical = compact_col_major(a.shape());
+  const int64_t n = canonical.size();
+  std::shared_ptr<Tensor> result;
+  by_compared_dtype(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    by_comparison(comparison, [&](auto k) {
+      using K = decltype(k);
+      result = run_fresh({&a, &b}, a.shape(), DType::Bool(), canonical, false, op,
+                         [n](const std::byte* const* in, std::byte* out) {
+                           const T* __restrict x = reinterpret_cast<const T*>(in[0]);
+                           const T* __restrict y = reinterpret_cast<const T*>(in[1]);
+                           elementwise(reinterpret_cast<uint8_t*>(out), n, [x, y](int64_t i) {
+                             return static_cast<uint8_t>(K::f(x[i], y[i]));
+                           });
+                         });
+    });
+  });
+  return result;
+}
+
+std::shared_ptr<Tensor> compare_scalar_kernel(Comparison comparison, const Tensor& a,
+                                              const Value& c, bool constant_first, const char* op) {
+  const Layout canonical = compact_col_major(a.shape());
+  const int64_t n = canonical.size();
+  std::shared_ptr<Tensor> result;
+  by_compared_dtype(a.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    const T k_c = constant_as<T>(c);
+    by_comparison(constant_first ? swapped(comparison) : comparison, [&](auto k) {
+      using K = decltype(k);
+      result = run_fresh({&a}, a.shape(), DType::Bool(), canonical, false, op,
+                         [n, k_c](const std::byte* const* in, std::byte* out) {
+                           const T* __restrict x = reinterpret_cast<const T*>(in[0]);
+                           elementwise(reinterpret_cast<uint8_t*>(out), n, [x, k_c](int64_t i) {
+                             return static_cast<uint8_t>(K::f(x[i], k_c));
+                           });
+                         });
+    });
   });
   return result;
 }
@@ -411,7 +557,7 @@ std::shared_ptr<Tensor> neg_kernel(const Tensor& a, const char* op) {
 std::shared_ptr<Tensor> copy_kernel(const Tensor& a, const char* op) {
   const Layout canonical = compact_col_major(a.shape());
   const std::size_t bytes = static_cast<std::size_t>(canonical.size()) * *a.dtype().itemsize();
-  return run_fresh({&a}, a.shape(), canonical, false, op,
+  return run_fresh({&a}, a.shape(), a.dtype(), canonical, false, op,
                    [bytes](const std::byte* const* in, std::byte* out) {
                      const std::byte* source = in[0];
                      parallel_for(static_cast<int64_t>(bytes), kParallelGrain * 4,
@@ -449,7 +595,7 @@ std::shared_ptr<Tensor> sum_kernel(const Tensor& a, const std::vector<bool>& red
   by_dtype(a.dtype(), [&](auto zero) {
     using T = decltype(zero);
     result =
-        run_fresh({&a}, shape, compact_col_major(a.shape()), true, op,
+        run_fresh({&a}, shape, a.dtype(), compact_col_major(a.shape()), true, op,
                   [modes](const std::byte* const* in_bytes, std::byte* out) {
                     const T* in = reinterpret_cast<const T*>(in_bytes[0]);
                     T* o = reinterpret_cast<T*>(out);

@@ -9,7 +9,8 @@
 // Results are fresh, publicly mutable tensors of the canonical layout at
 // offset 0. Float32 computes in float; Int32 wraps in two's complement.
 // Pre (checked by the operations): single-subtensor operands of dtype Float32
-// or Int32, equal shapes for binary kernels. Reads fail as reads do
+// or Int32 (kDiv: Float32 only; comparisons: Bool too), equal shapes for
+// binary kernels. Reads fail as reads do
 // (RuntimeError naming a released carrier or one being written, naming `op`).
 //
 // Where results live: when every operand lives on a carrier of exact class
@@ -31,11 +32,12 @@
 
 #include "strideweave/dtype/value.h"
 #include "strideweave/layout/int_tuple.h"
+#include "strideweave/ops/math.h"
 #include "strideweave/tensor/tensor.h"
 
 namespace strideweave::ops {
 
-enum class Arith { kAdd, kSub, kMul };
+enum class Arith { kAdd, kSub, kMul, kDiv };
 
 // a `arith` b, element by element.
 std::shared_ptr<Tensor> binary_kernel(Arith arith, const Tensor& a, const Tensor& b,
@@ -48,6 +50,17 @@ std::shared_ptr<Tensor> scalar_kernel(Arith arith, const Tensor& a, const Value&
 
 // -a.
 std::shared_ptr<Tensor> neg_kernel(const Tensor& a, const char* op);
+
+// a `comparison` b, element by element, into a Bool result (one byte, 0 or
+// 1, per element): Float32 by IEEE 754 (NaN unordered and unequal to
+// everything), Int32 signed, Bool as 0 < 1.
+std::shared_ptr<Tensor> compare_kernel(Comparison comparison, const Tensor& a, const Tensor& b,
+                                       const char* op);
+
+// a `comparison` c, or c `comparison` a when constant_first; c already
+// converted to a's dtype (a double, an int64 or a bool).
+std::shared_ptr<Tensor> compare_scalar_kernel(Comparison comparison, const Tensor& a,
+                                              const Value& c, bool constant_first, const char* op);
 
 // The sums of `a` over the top-level modes marked in `reduced` (one flag per
 // top-level mode; an integral shape is one mode), as a tensor of `shape`,

@@ -30,6 +30,8 @@ const char* arith_name(Arith arith) {
       return "sub";
     case Arith::kMul:
       return "mul";
+    case Arith::kDiv:
+      return "div";
   }
   return "";
 }
@@ -41,6 +43,46 @@ void check_operand(const Tensor& t, const char* op) {
   if (t.dtype() != DType::Float32() && t.dtype() != DType::Int32()) {
     throw TypeError(std::string(op) + ": dtype " + t.dtype().name() +
                     " is not supported (operations take Float32 and Int32)");
+  }
+}
+
+// check_operand for the operand of an arithmetic operation: div takes
+// Float32 only.
+void check_arith_operand(const Tensor& t, Arith arith) {
+  const char* op = arith_name(arith);
+  if (arith != Arith::kDiv) {
+    check_operand(t, op);
+    return;
+  }
+  t.subtensor(op);
+  if (t.dtype() != DType::Float32()) {
+    throw TypeError(std::string(op) + ": dtype " + t.dtype().name() +
+                    " is not supported (div takes Float32; there is no promotion to Float32)");
+  }
+}
+
+// check_operand for the operand of a comparison: eq and ne take Bool too.
+void check_compared_operand(const Tensor& t, Comparison comparison) {
+  const char* op = comparison_name(comparison);
+  t.subtensor(op);
+  const bool equality = comparison == Comparison::kEq || comparison == Comparison::kNe;
+  if (equality && t.dtype() == DType::Bool()) return;
+  if (t.dtype() != DType::Float32() && t.dtype() != DType::Int32()) {
+    throw TypeError(std::string(op) + ": dtype " + t.dtype().name() + " is not supported (" + op +
+                    (equality ? " takes Float32, Int32 and Bool)" : " takes Float32 and Int32)"));
+  }
+}
+
+// The checks of two operands after each one's: TypeError naming both dtypes
+// when they differ, ValueError naming both shapes when the shapes differ.
+void check_pair(const Tensor& a, const Tensor& b, const char* op) {
+  if (a.dtype() != b.dtype()) {
+    throw TypeError(std::string(op) + ": the operands' dtypes differ: " + a.dtype().name() +
+                    " and " + b.dtype().name());
+  }
+  if (a.shape() != b.shape()) {
+    throw ValueError(std::string(op) + ": the operands' shapes differ: " + a.shape().to_string() +
+                     " and " + b.shape().to_string() + " (broadcast_to one of them explicitly)");
   }
 }
 
@@ -67,9 +109,10 @@ class BinaryNode final : public Node {
   BinaryNode(Arith arith, Inputs inputs, Next next)
       : Node(arith_name(arith), std::move(next)),
         arith_(arith),
-        // mul's gradient of each input is the cotangent times the other input.
-        a_(arith == Arith::kMul && next_nodes()[1] ? inputs[0] : nullptr),
-        b_(arith == Arith::kMul && next_nodes()[0] ? inputs[1] : nullptr) {}
+        // mul's gradient of each input is the cotangent times the other input;
+        // div's is g / b for a and -g * ((a / b) / b) for b.
+        a_(saves_a(arith, next_nodes()) ? inputs[0] : nullptr),
+        b_(saves_b(arith, next_nodes()) ? inputs[1] : nullptr) {}
 
   Grads apply(const std::shared_ptr<const Tensor>& g) override {
     const bool want_a = next_nodes()[0] != nullptr;
@@ -89,6 +132,12 @@ class BinaryNode final : public Node {
         if (want_a) grads[0] = mul(g, b_.unpack(name(), 1));
         if (want_b) grads[1] = mul(g, a_.unpack(name(), 0));
         break;
+      case Arith::kDiv: {
+        const std::shared_ptr<const Tensor> b = b_.unpack(name(), 1);
+        if (want_a) grads[0] = div(g, b);
+        if (want_b) grads[1] = mul(neg(g), div(div(a_.unpack(name(), 0), b), b));
+        break;
+      }
     }
     return grads;
   }
@@ -104,6 +153,14 @@ class BinaryNode final : public Node {
   }
 
  private:
+  // Whether the node needs input a (b) for the gradients `next` asks for.
+  static bool saves_a(Arith arith, const Next& next) {
+    return (arith == Arith::kMul || arith == Arith::kDiv) && next[1] != nullptr;
+  }
+  static bool saves_b(Arith arith, const Next& next) {
+    return (arith == Arith::kMul && next[0] != nullptr) || arith == Arith::kDiv;
+  }
+
   Arith arith_;
   SavedTensor a_;
   SavedTensor b_;
@@ -121,16 +178,9 @@ class BinaryOperation final : public TensorOperation {
     const Tensor& b = *inputs[1];
     a.subtensor(op);
     b.subtensor(op);
-    check_operand(a, op);
-    check_operand(b, op);
-    if (a.dtype() != b.dtype()) {
-      throw TypeError(std::string(op) + ": the operands' dtypes differ: " + a.dtype().name() +
-                      " and " + b.dtype().name());
-    }
-    if (a.shape() != b.shape()) {
-      throw ValueError(std::string(op) + ": the operands' shapes differ: " + a.shape().to_string() +
-                       " and " + b.shape().to_string() + " (broadcast_to one of them explicitly)");
-    }
+    check_arith_operand(a, arith_);
+    check_arith_operand(b, arith_);
+    check_pair(a, b, op);
     return binary_kernel(arith_, a, b, op);
   }
 
@@ -146,11 +196,13 @@ class BinaryOperation final : public TensorOperation {
 
 class ScalarNode final : public Node {
  public:
-  ScalarNode(Arith arith, Value c, bool constant_first, Next next)
+  ScalarNode(Arith arith, Value c, bool constant_first, Inputs inputs, Next next)
       : Node(arith_name(arith), std::move(next)),
         arith_(arith),
         c_(std::move(c)),
-        constant_first_(constant_first) {}
+        constant_first_(constant_first),
+        // c / a's gradient is -g * ((c / a) / a).
+        a_(arith == Arith::kDiv && constant_first ? inputs[0] : nullptr) {}
 
   Grads apply(const std::shared_ptr<const Tensor>& g) override {
     switch (arith_) {
@@ -160,14 +212,30 @@ class ScalarNode final : public Node {
         return {constant_first_ ? neg(g) : g};
       case Arith::kMul:
         return {mul(g, c_)};
+      case Arith::kDiv: {
+        if (!constant_first_) return {div(g, c_)};
+        const std::shared_ptr<const Tensor> a = a_.unpack(name(), 0);
+        return {mul(neg(g), div(div(a, c_, true), a))};
+      }
     }
     return {};
   }
 
+  // Only c / a saves its input: the other nodes stay usable after a release,
+  // as they save nothing.
+  void validate() const override {
+    if (saves_input()) a_.unpack(name(), 0);
+  }
+
+  void release_saved() override { a_.release(); }
+
  private:
+  bool saves_input() const { return arith_ == Arith::kDiv && constant_first_; }
+
   Arith arith_;
   Value c_;
   bool constant_first_;
+  SavedTensor a_;
 };
 
 class ScalarOperation final : public TensorOperation {
@@ -180,19 +248,57 @@ class ScalarOperation final : public TensorOperation {
   std::shared_ptr<Tensor> forward(Inputs inputs) const override {
     const char* op = arith_name(arith_);
     const Tensor& a = *inputs[0];
-    check_operand(a, op);
+    check_arith_operand(a, arith_);
     c_ = coerce(a.dtype(), c_);
     return scalar_kernel(arith_, a, c_, constant_first_, op);
   }
 
-  std::shared_ptr<Node> backward(Inputs, Next next) const override {
-    return std::make_shared<ScalarNode>(arith_, c_, constant_first_, std::move(next));
+  std::shared_ptr<Node> backward(Inputs inputs, Next next) const override {
+    return std::make_shared<ScalarNode>(arith_, c_, constant_first_, inputs, std::move(next));
   }
 
  private:
   Arith arith_;
   mutable Value c_;  // converted to the operand's dtype by forward
   bool constant_first_;
+};
+
+// ---- comparisons -----------------------------------------------------------
+
+// Two tensors, or a tensor and a constant (`constant` set; constant_first
+// for c `comparison` a). backward records nothing: comparisons have no
+// gradient.
+class CompareOperation final : public TensorOperation {
+ public:
+  explicit CompareOperation(Comparison comparison) : comparison_(comparison) {}
+  CompareOperation(Comparison comparison, const Value& c, bool constant_first)
+      : comparison_(comparison), constant_(c), constant_first_(constant_first) {}
+
+  std::string name() const override { return comparison_name(comparison_); }
+
+  std::shared_ptr<Tensor> forward(Inputs inputs) const override {
+    const char* op = comparison_name(comparison_);
+    const Tensor& a = *inputs[0];
+    if (constant_) {
+      check_compared_operand(a, comparison_);
+      return compare_scalar_kernel(comparison_, a, coerce(a.dtype(), *constant_), constant_first_,
+                                   op);
+    }
+    const Tensor& b = *inputs[1];
+    a.subtensor(op);
+    b.subtensor(op);
+    check_compared_operand(a, comparison_);
+    check_compared_operand(b, comparison_);
+    check_pair(a, b, op);
+    return compare_kernel(comparison_, a, b, op);
+  }
+
+  std::shared_ptr<Node> backward(Inputs, Next) const override { return nullptr; }
+
+ private:
+  Comparison comparison_;
+  std::optional<Value> constant_;
+  bool constant_first_ = false;
 };
 
 // ---- neg -------------------------------------------------------------------
@@ -381,7 +487,39 @@ std::shared_ptr<Tensor> sub(const TensorRef& a, const Value& c, bool constant_fi
 std::shared_ptr<Tensor> mul(const TensorRef& a, const Value& c) {
   return run(ScalarOperation(Arith::kMul, c, false), {a});
 }
+std::shared_ptr<Tensor> div(const TensorRef& a, const TensorRef& b) {
+  return run(BinaryOperation(Arith::kDiv), {a, b});
+}
+std::shared_ptr<Tensor> div(const TensorRef& a, const Value& c, bool constant_first) {
+  return run(ScalarOperation(Arith::kDiv, c, constant_first), {a});
+}
 std::shared_ptr<Tensor> neg(const TensorRef& a) { return run(NegOperation(), {a}); }
+
+const char* comparison_name(Comparison comparison) noexcept {
+  switch (comparison) {
+    case Comparison::kEq:
+      return "eq";
+    case Comparison::kNe:
+      return "ne";
+    case Comparison::kLt:
+      return "lt";
+    case Comparison::kLe:
+      return "le";
+    case Comparison::kGt:
+      return "gt";
+    case Comparison::kGe:
+      return "ge";
+  }
+  return "";
+}
+
+std::shared_ptr<Tensor> compare(Comparison comparison, const TensorRef& a, const TensorRef& b) {
+  return run(CompareOperation(comparison), {a, b});
+}
+std::shared_ptr<Tensor> compare(Comparison comparison, const TensorRef& a, const Value& c,
+                                bool constant_first) {
+  return run(CompareOperation(comparison, c, constant_first), {a});
+}
 
 std::shared_ptr<Tensor> sum(const TensorRef& a, const std::optional<std::vector<int64_t>>& modes) {
   return run(SumOperation(modes), {a});

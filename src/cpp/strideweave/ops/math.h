@@ -13,12 +13,16 @@
 // Then reading fails as reads do (RuntimeError naming a released carrier or
 // one being written by a pending move).
 //
-// Results of add, sub, mul, neg and sum are fresh, publicly mutable tensors
-// under the canonical layout of their shape at offset 0, of the operands'
-// dtype: Metal when every tensor operand lives on Metal (computed by one
-// asynchronous device command; observing host values synchronizes), else CPU
-// (kernels.h). broadcast_to and index return views of their input; index's
-// backward scatters into Metal zeros when the cotangent lives on Metal.
+// div takes Float32 operands only (TypeError naming div and the dtype for
+// Int32: there is no promotion). The comparisons take Float32 and Int32, eq
+// and ne also Bool, and return Bool; they record no node (not differentiable).
+//
+// Results of add, sub, mul, div, neg, sum and the comparisons are fresh,
+// publicly mutable tensors under the canonical layout of their shape at
+// offset 0, of the operands' dtype (Bool for a comparison): Metal when every tensor operand lives
+// on Metal (computed by one asynchronous device command; observing host values synchronizes), else
+// CPU (kernels.h). broadcast_to and index return views of their input; index's backward scatters
+// into Metal zeros when the cotangent lives on Metal.
 #pragma once
 
 #include <memory>
@@ -43,7 +47,29 @@ std::shared_ptr<Tensor> add(const TensorRef& a, const Value& c);
 std::shared_ptr<Tensor> sub(const TensorRef& a, const Value& c, bool constant_first = false);
 std::shared_ptr<Tensor> mul(const TensorRef& a, const Value& c);
 
+// a / b in IEEE single precision (a zero divisor gives an infinity or NaN);
+// Float32 only. Its gradient is g / b for a and -g * ((a / b) / b) for b.
+std::shared_ptr<Tensor> div(const TensorRef& a, const TensorRef& b);
+// a / c, or c / a when constant_first.
+std::shared_ptr<Tensor> div(const TensorRef& a, const Value& c, bool constant_first = false);
+
 std::shared_ptr<Tensor> neg(const TensorRef& a);
+
+// The comparisons, by operation name: eq (==), ne (!=), lt (<), le (<=),
+// gt (>), ge (>=).
+enum class Comparison { kEq, kNe, kLt, kLe, kGt, kGe };
+
+// "eq", "ne", "lt", "le", "gt" or "ge".
+const char* comparison_name(Comparison comparison) noexcept;
+
+// a `comparison` b element by element, as a Bool tensor of their shape: true
+// where it holds. Float32 compares as IEEE 754 (NaN is unequal to every value,
+// itself included, and unordered), Int32 as signed integers, Bool (eq and ne
+// only) as values. The result records no node, whatever its inputs require.
+std::shared_ptr<Tensor> compare(Comparison comparison, const TensorRef& a, const TensorRef& b);
+// a `comparison` c, or c `comparison` a when constant_first.
+std::shared_ptr<Tensor> compare(Comparison comparison, const TensorRef& a, const Value& c,
+                                bool constant_first = false);
 
 // The sum over the given top-level modes (every mode when nullopt); the
 // result's shape is the tuple of the remaining modes, () when none remain;

@@ -20,7 +20,8 @@ std::shared_ptr<Tensor> apply(const TensorOperation& op, Inputs inputs) {
   std::vector<std::shared_ptr<autograd::Node>> next;
   next.reserve(inputs.size());
   for (const auto& input : inputs) next.push_back(autograd::gradient_edge(*input));
-  result->set_grad_fn(op.backward(inputs, std::move(next)));
+  std::shared_ptr<autograd::Node> node = op.backward(inputs, std::move(next));
+  if (node) result->set_grad_fn(std::move(node));
   return result;
 }
 

@@ -44,12 +44,15 @@ class TensorOperation : public Operation {
   // The node mapping the result's cotangent to one gradient per input. `next`
   // holds each input's gradient edge (nullptr where it needs none, at least
   // one not). Saves what the node needs, input tensors with their versions.
+  // nullptr for an operation whose result has no gradient (a comparison):
+  // apply then records nothing.
   virtual std::shared_ptr<autograd::Node> backward(
       Inputs inputs, std::vector<std::shared_ptr<autograd::Node>> next) const = 0;
 };
 
 // Runs `op`: forward, then, when grad mode is on and some input has a
-// gradient edge, makes op.backward(...) the result's producing node.
+// gradient edge, makes op.backward(...) the result's producing node (none
+// when it returns nullptr).
 std::shared_ptr<Tensor> apply(const TensorOperation& op, Inputs inputs);
 
 }  // namespace strideweave::ops
