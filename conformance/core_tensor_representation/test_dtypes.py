@@ -248,7 +248,7 @@ def test_the_warning_points_at_the_callers_line():
 SILENT = f"{NARROW}/stay-silent-where-nothing-narrows-unasked"
 
 
-@pytest.mark.spec(SILENT, f"{NARROW}#3", f"{NARROW}#4")
+@pytest.mark.spec(SILENT, f"{NARROW}#4")
 @pytest.mark.parametrize(
     "make",
     [

@@ -54,7 +54,9 @@ std::optional<std::string> foreign_dtype_name(py::handle obj) {
   if (is_instance(obj, numpy, "dtype")) return py::str(obj.attr("name")).cast<std::string>();
   if (numpy && PyType_Check(obj.ptr())) {
     const py::object generic = numpy.attr("generic");
-    if (PyObject_IsSubclass(obj.ptr(), generic.ptr()) == 1) {
+    const int subclass = PyObject_IsSubclass(obj.ptr(), generic.ptr());
+    if (subclass < 0) throw py::error_already_set();
+    if (subclass == 1) {
       try {
         return py::str(numpy.attr("dtype")(obj).attr("name")).cast<std::string>();
       } catch (py::error_already_set& e) {

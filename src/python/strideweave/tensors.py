@@ -115,6 +115,7 @@ def _iterate(self: Tensor) -> Iterator[Tensor]:
 
 
 def _size(t: Tensor) -> int:
+    """The number of elements: the product of the leaf extents."""
     size = 1
     for extent in _leaf_shape(t):
         size *= extent
@@ -155,6 +156,7 @@ def _item(self: Tensor) -> Any:
 
 
 def _scalar(self: Tensor, convert: type, name: str) -> Any:
+    """convert(t.item()) for a scalar dtype; TypeError naming a compound dtype."""
     if self.dtype.is_compound:
         raise TypeError(
             f"{name}() of a tensor of the compound dtype {self.dtype.name}: "
