@@ -788,6 +788,12 @@ ENTRY_POINTS: dict[str, Target] = {
     "Tensor.__len__": Target((T,), receivers=TENSORS),
     "Tensor.__iter__": Target((T, N), receivers=TENSORS, foreign_receivers=False),
     "Tensor.__bool__": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
+    # Python scalars: ValueError unless one element, TypeError for a compound float()/int().
+    "Tensor.item": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
+    "Tensor.__float__": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
+    "Tensor.__int__": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
+    # TypeError where no zero-copy view exists, RuntimeError over a released carrier.
+    "Tensor.numpy": Target((T, R), receivers=TENSORS, foreign_receivers=False),
     # A released carrier's tolist() raises RuntimeError (carrier-storage), and tensor()
     # reads any object with tolist() through it.
     "tensor": Target((T, V, R, M), args(st.one_of(TREES, ANY), DTYPES), keywords=("dtype",)),

@@ -3,11 +3,16 @@
 import numpy as np
 import pytest
 import torch
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
+from conformance.interop_movement.consumers import (
+    CONSUMERS,
+    JAX_STRIDES_REFUSED,
+    is_compact_permutation,
+)
 from property_tests import strategies as S
 
 LEAVES = "interop-movement/the-exported-buffer-describes-the-layouts-flattened-leaf-modes"
@@ -63,6 +68,29 @@ def test_torch_reads_the_logical_values(t):
     if t.layout.size > 0:
         assert x.storage_offset() == t.offset
         assert x.data_ptr() == t.carrier.pointer() + 4 * t.offset
+
+
+@pytest.mark.isolated
+@pytest.mark.spec(f"{LEAVES}#1", f"{LEAVES}#2", f"{LEAVES}#3", f"{ALIAS}#1")
+@given(S.cpu_tensors())
+def test_jax_reads_compact_layouts_and_refuses_the_rest(t):
+    """jax.numpy.from_dlpack(t) reads tolist()'s values from any permutation of a compact
+    layout, aliasing the window exactly when it starts 64-byte aligned (a copy
+    otherwise), and refuses every other layout with RuntimeError: the export's strides
+    are the layout's, never made compact for a consumer."""
+    jax = CONSUMERS["jax"]
+    compact = is_compact_permutation(t.layout.leaf_modes)
+    event(f"compact: {compact}, aligned: {4 * t.offset % jax.alignment == 0}")
+    if not compact:
+        with pytest.raises(RuntimeError, match=JAX_STRIDES_REFUSED):
+            jax.from_dlpack(t)
+        return
+    array = jax.from_dlpack(t)
+    assert array.dtype == jax.dtypes[t.dtype]
+    assert_reads_like_tolist(array, t)
+    if t.layout.size > 0:
+        aliased = jax.address(array) == t.carrier.pointer() + 4 * t.offset
+        assert aliased == (4 * t.offset % jax.alignment == 0)
 
 
 @pytest.mark.spec(f"{FLAGS}#1", f"{FLAGS}#2")

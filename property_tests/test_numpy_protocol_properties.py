@@ -142,3 +142,67 @@ def test_iteration_walks_the_first_mode(t):
             nested = nested[c]
         assert item.carrier is t.carrier
         assert item.tolist() == nested
+
+
+SCALAR = "core-tensor-representation/a-one-element-tensor-converts-to-a-python-scalar"
+NUMPY = "core-tensor-representation/numpy-is-the-zero-copy-numpy-view"
+
+ONE_ELEMENT = S.layouts(extents=st.just(1))
+
+
+def size_of(t: sw.Tensor) -> int:
+    size = 1
+    for extent in leaf_extents(t.planes[0] if t.is_multi_subtensor else t):
+        size *= extent
+    return size
+
+
+@pytest.mark.spec(f"{SCALAR}#1", f"{SCALAR}#2", f"{SCALAR}#6")
+@given(
+    S.tensors(dtypes=CONCRETE_OR_RECORD, layouts=ONE_ELEMENT)
+    | S.tensors(dtypes=ABSTRACT, layouts=ONE_ELEMENT, carrier_classes=st.just(sw.Generic))
+)
+def test_a_one_element_tensor_converts_to_its_value(t):
+    """For any nesting of unit modes, any strides and offset, carrier and dtype: item() is
+    the one value tolist() holds, and float() and int() convert it as Python does."""
+    value = t.tolist()
+    while isinstance(value, list):
+        value = value[0]
+    item = t.item()
+    assert item == value and type(item) is type(value)
+    if t.dtype.is_compound:
+        with pytest.raises(TypeError, match="compound"):
+            float(t)
+    else:
+        assert float(t) == float(value) and int(t) == int(value)
+        assert bool(t) == bool(value)
+    assert t.carrier.version == 0
+
+
+@pytest.mark.spec(f"{SCALAR}#3")
+@given(ANY_TENSOR | multi_subtensor_tensors())
+def test_only_one_element_converts(t):
+    """item() succeeds exactly for a tensor of one element, whatever its layout."""
+    if size_of(t) == 1:
+        assert [t.item()] == np.asarray(t).reshape(-1).tolist()
+        return
+    with pytest.raises(ValueError, match=f"this tensor has {size_of(t)} elements"):
+        t.item()
+
+
+@pytest.mark.spec(f"{NUMPY}#1", f"{NUMPY}#2")
+@given(S.tensors(mutable=st.booleans()))
+def test_numpy_is_the_view_exactly_when_one_exists(t):
+    """numpy() is np.asarray(t)'s zero-copy view (same address, values and writability)
+    for an exportable tensor of any layout, and TypeError naming np.array(t) otherwise."""
+    if not exportable(t):
+        with pytest.raises(TypeError, match=r"np\.array\(t\)"):
+            t.numpy()
+        assert t.carrier.version == 0
+        return
+    view = t.numpy()
+    assert view.__array_interface__ == as_array(t).__array_interface__
+    assert view.shape == leaf_extents(t) and view.tolist() == t.tolist()
+    assert view.flags.writeable == t.is_mutable()
+    if t.layout.size:
+        assert view.__array_interface__["data"][0] == t.carrier.pointer() + 4 * t.offset

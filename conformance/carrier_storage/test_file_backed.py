@@ -216,7 +216,7 @@ def test_a_malformed_construction_touches_no_file(tmp_path, tmpdir_env):
     with pytest.raises(ValueError, match="negative"):
         sw.FileBacked(sw.Int32, -1)
     with pytest.raises(TypeError, match="dtype"):
-        sw.FileBacked("float32", 1, path)
+        sw.FileBacked("float64", 1, path)
     assert np.fromfile(path, np.int32).tolist() == [1, 2, 3]
     assert list(tmpdir_env.iterdir()) == []
 

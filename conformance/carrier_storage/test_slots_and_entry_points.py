@@ -45,7 +45,7 @@ def test_construct_empty(cls):
 @pytest.mark.parametrize(
     ("args", "kwargs", "error", "subject"),
     [
-        (("float32", 2), {}, TypeError, "dtype"),
+        (("float64", 2), {}, TypeError, "dtype"),
         ((None, 2), {}, TypeError, "dtype"),
         ((sw.Int32, -1), {}, ValueError, "n=-1"),
         ((sw.Int32, 2), {"values": [1]}, ValueError, "n=2"),

@@ -1,5 +1,7 @@
-"""core-tensor-representation: __array__, repr, len, iteration and truth at the prompt."""
+"""core-tensor-representation: __array__, numpy(), repr, len, iteration, truth and Python
+scalars at the prompt."""
 
+import operator
 import re
 import warnings
 
@@ -407,3 +409,165 @@ def test_truth_is_numpys():
     for ambiguous in (sw.tensor([1, 2]), sw.zeros(0), sw.zeros((2, 0))):
         with pytest.raises(ValueError, match="ambiguous"):
             bool(ambiguous)
+
+
+# -- Python scalars and numpy() ------------------------------------------------------------
+
+SCALAR = "core-tensor-representation/a-one-element-tensor-converts-to-a-python-scalar"
+NUMPY = "core-tensor-representation/numpy-is-the-zero-copy-numpy-view"
+
+
+def one_element(dtype, value, carrier_class=sw.CPU):
+    """A (1, (1, 1)) tensor over a gapped layout at offset 3, whose one element is value."""
+    fill = {sw.Bool: False, sw.Int32: 0}.get(dtype, 0.0)
+    values = [fill] * 8
+    values[3] = value
+    layout = sw.Layout((1, (1, 1)), (5, (7, 2)))
+    return sw.Tensor(carrier_class(dtype, values=values), layout, offset=3)
+
+
+@pytest.mark.spec(f"{SCALAR}/convert-a-one-element-tensor", f"{SCALAR}#1", f"{SCALAR}#2")
+def test_convert_a_one_element_tensor():
+    t = one_element(sw.Float32, -2.75)
+    assert t.shape == (1, (1, 1))
+    for got, expected in ((t.item(), -2.75), (float(t), -2.75), (int(t), -2)):
+        assert got == expected and type(got) is type(expected)
+    i = sw.full((), 7, dtype=sw.Int32)
+    b = sw.full((), True)
+    assert (i.item(), type(i.item())) == (7, int)
+    assert (b.item(), type(b.item())) == (True, bool)
+    assert (float(i), int(b), float(b)) == (7.0, 1, 1.0)
+
+
+@pytest.mark.spec(f"{SCALAR}#1")
+@pytest.mark.parametrize("carrier_class", [sw.Generic, sw.FileBacked, sw.Metal])
+def test_any_readable_carrier_converts(carrier_class):
+    t = one_element(sw.Int32, -9, carrier_class)
+    assert (t.item(), float(t), int(t), bool(t)) == (-9, -9.0, -9, True)
+
+
+@pytest.mark.spec(f"{SCALAR}#1", f"{SCALAR}#2")
+def test_abstract_and_compound_values():
+    floating = sw.Tensor(sw.Generic(sw.Floating, values=[1.5]), sw.Layout(1))
+    assert floating.item() == 1.5 and float(floating) == 1.5 and int(floating) == 1
+    record = sw.Tensor.from_planes(COMPOUND, [sw.tensor([0.5]), sw.tensor([4])])
+    assert record.item() == (0.5, 4)
+    for convert in (float, int):
+        with pytest.raises(TypeError, match=r"compound\(x=Float32, n=Int32\)"):
+            convert(record)
+
+
+@pytest.mark.spec(f"{SCALAR}/refuse-a-tensor-of-several-elements", f"{SCALAR}#3", f"{SCALAR}#6")
+@pytest.mark.parametrize(
+    ("make", "size"),
+    [
+        (lambda: sw.tensor([1.0, 2.0]), 2),
+        (lambda: sw.zeros((1, 2), dtype=sw.Int32), 2),
+        (lambda: sw.zeros(0), 0),
+        (lambda: sw.zeros((3, 0)), 0),
+    ],
+)
+def test_refuse_a_tensor_of_several_elements(make, size):
+    t = make()
+    for convert in (lambda t: t.item(), float, int):
+        with pytest.raises(ValueError) as info:
+            convert(t)
+        message = str(info.value)
+        assert "only a one-element tensor converts to a Python scalar" in message
+        assert f"{size} elements" in message
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(t)
+    assert t.carrier.version == 0
+
+
+@pytest.mark.spec(f"{SCALAR}#4", f"{SCALAR}#6")
+def test_a_released_carrier_fails_to_convert():
+    t = one_element(sw.Float32, 1.0)
+    t.carrier.release()
+    for convert in (lambda t: t.item(), float, int, bool):
+        with pytest.raises(RuntimeError) as info:
+            convert(t)
+        assert label_of(t.carrier) in str(info.value)
+    assert t.carrier.version == 0
+
+
+@pytest.mark.spec(f"{SCALAR}#5")
+def test_a_tensor_is_no_index_and_no_element_value():
+    t = sw.full((), 2, dtype=sw.Int32)
+    assert not hasattr(t, "__index__")
+    with pytest.raises(TypeError):
+        operator.index(t)
+    with pytest.raises(TypeError):
+        [10, 20, 30][t]
+    for make in (
+        lambda: sw.tensor([t, t]),
+        lambda: sw.full(2, t),
+        lambda: sw.arange(t),
+        lambda: sw.CPU(sw.Int32, values=[t]),
+    ):
+        with pytest.raises(TypeError, match="is not a bool, an integer, a float"):
+            make()
+    assert t.carrier.version == 0
+
+
+@pytest.mark.spec(f"{SCALAR}#6")
+def test_conversions_change_no_version():
+    t = one_element(sw.Int32, 5)
+    assert (t.item(), float(t), int(t), bool(t)) == (5, 5.0, 5, True)
+    assert t.carrier.version == 0
+
+
+@pytest.mark.spec(f"{NUMPY}/view-an-exportable-tensor", f"{NUMPY}#1")
+def test_numpy_views_an_exportable_tensor():
+    carrier = sw.CPU(sw.Int32, values=list(range(40)))
+    t = sw.Tensor(carrier, sw.Layout((2, (3, 4)), (1, (2, 6))), offset=5)
+    array = t.numpy()
+    assert array.shape == (2, 3, 4) and array.dtype == np.int32
+    assert array.tolist() == t.tolist()
+    assert data_address(array) == carrier.pointer() + 4 * 5
+    assert data_address(np.asarray(t)) == data_address(array)
+    array[1, 2, 3] = -1
+    assert t.tolist()[1][2][3] == -1
+    assert carrier.version == 0
+
+
+@pytest.mark.spec(f"{NUMPY}#1")
+def test_numpy_is_read_only_exactly_when_the_tensor_is_immutable():
+    frozen = window(mutable=False)
+    assert not frozen.numpy().flags.writeable
+    assert window().numpy().flags.writeable
+
+
+@pytest.mark.spec(f"{NUMPY}/refuse-a-tensor-without-a-view", f"{NUMPY}#2")
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda: window(sw.Bool), "Bool"),
+        (lambda: window(sw.Float32, sw.FileBacked), "FileBacked"),
+        (lambda: window(sw.Int32, sw.Generic), "Generic"),
+        (lambda: window(sw.Float32, sw.Metal), "Metal"),
+        (planes, "multi-subtensor"),
+    ],
+)
+def test_refuse_a_tensor_without_a_view(make, reason):
+    t = make()
+    carriers = [p.carrier for p in t.planes] if t.is_multi_subtensor else [t.carrier]
+    with pytest.raises(TypeError) as info:
+        t.numpy()
+    message = str(info.value)
+    assert "np.array(t)" in message and reason in message
+    assert [c.version for c in carriers] == [0] * len(carriers)
+    assert strict(np.array, t).tolist() == t.tolist()  # the copy the message names
+
+
+@pytest.mark.spec(f"{NUMPY}#3")
+def test_numpy_of_a_released_carrier_fails_naming_it():
+    t = window()
+    t.carrier.release()
+    with pytest.raises(RuntimeError) as info:
+        t.numpy()
+    assert label_of(t.carrier) in str(info.value) and "released" in str(info.value)
+    assert t.carrier.version == 0
+    empty = sw.Tensor(sw.CPU(sw.Float32, 2), sw.Layout(0))
+    empty.carrier.release()
+    assert empty.numpy().shape == (0,)  # no element to read: the empty view exports

@@ -1,13 +1,12 @@
-"""interop-movement: export aliases the carrier's storage, seen from NumPy and PyTorch."""
+"""interop-movement: export aliases the carrier's storage, seen from NumPy, PyTorch and JAX."""
 
 import gc
 import sys
 
-import numpy as np
 import pytest
-import torch
 
 import strideweave as sw
+from conformance.interop_movement.consumers import CONSUMERS
 
 REQ = "interop-movement/export-is-zero-copy-same-device-and-stream-agnostic"
 TOKENS = "carrier-storage/version-tokens-compare-equal-while-nothing-changed"
@@ -16,16 +15,18 @@ LIFETIME = "interop-movement/a-capsule-keeps-its-producer-alive-but-not-released
 # A lifetime defect crashes the interpreter: each test runs in its own child process.
 pytestmark = pytest.mark.isolated
 
-CONSUMERS = {
-    "numpy": (np.from_dlpack, lambda a: a.__array_interface__["data"][0], np.float32, np.int32),
-    "torch": (torch.from_dlpack, lambda x: x.data_ptr(), torch.float32, torch.int32),
-}
+WRITABLE = sorted(name for name, c in CONSUMERS.items() if c.writable)
 
 
-def window(dtype) -> sw.Tensor:
-    """A gapped (2, 3):(1, 4) window at offset 2 of twelve distinct slots."""
-    values = [float(i) + 0.5 for i in range(12)] if dtype == sw.Float32 else list(range(12))
-    return sw.Tensor(sw.CPU(dtype, values=values), sw.Layout((2, 3), (1, 4)), 2)
+def window(dtype, consumer: str = "numpy") -> sw.Tensor:
+    """A gapped (2, 3):(1, 4) window at offset 2 of 24 distinct slots; for a consumer that
+    aliases only compact windows at its alignment (JAX), the compact (2, 3) window at
+    the first aligned offset."""
+    values = [float(i) + 0.5 for i in range(24)] if dtype == sw.Float32 else list(range(24))
+    c = CONSUMERS[consumer]
+    if c.any_strides:
+        return sw.Tensor(sw.CPU(dtype, values=values), sw.Layout((2, 3), (1, 4)), 2)
+    return sw.Tensor(sw.CPU(dtype, values=values), sw.Layout((2, 3)), c.alignment // 4)
 
 
 # First in this module, on purpose: a capsule that stopped holding its producer
@@ -49,9 +50,9 @@ def test_a_capsule_holds_one_reference_to_its_producer(max_version):
 @pytest.mark.parametrize("consumer", sorted(CONSUMERS))
 def test_a_consumer_array_holds_the_producer_until_freed(consumer):
     """A consumer's array owns the capsule's reference: it drops when the array is freed."""
-    t = window(sw.Int32)
+    t = window(sw.Int32, consumer)
     before = sys.getrefcount(t)
-    array = CONSUMERS[consumer][0](t)
+    array = CONSUMERS[consumer].from_dlpack(t)
     assert sys.getrefcount(t) == before + 1
     del array
     gc.collect()
@@ -63,22 +64,24 @@ def test_a_consumer_array_holds_the_producer_until_freed(consumer):
 @pytest.mark.parametrize("dtype", [sw.Float32, sw.Int32])
 def test_consumer_aliases_the_carrier_storage(consumer, dtype):
     """The consumer's first element sits in the carrier's buffer, same dtype, on the CPU."""
-    from_dlpack, address, np_float, np_int = CONSUMERS[consumer]
-    t = window(dtype)
-    array = from_dlpack(t)
-    assert address(array) == t.carrier.pointer() + 2 * 4
-    assert array.dtype == (np_float if dtype == sw.Float32 else np_int)
+    c = CONSUMERS[consumer]
+    t = window(dtype, consumer)
+    array = c.from_dlpack(t)
+    assert c.address(array) == t.carrier.pointer() + 4 * t.offset
+    assert array.dtype == c.dtypes[dtype]
     assert array.tolist() == t.tolist()
     if consumer == "torch":
         assert array.device.type == "cpu"
+    if consumer == "jax":
+        assert [d.platform for d in array.devices()] == ["cpu"]
 
 
 @pytest.mark.spec(f"{REQ}#1", f"{TOKENS}#3")
-@pytest.mark.parametrize("consumer", sorted(CONSUMERS))
+@pytest.mark.parametrize("consumer", WRITABLE)
 def test_a_consumer_write_is_seen_by_the_tensor(consumer):
     """Writing through the consumer's array changes tolist() and leaves the version alone."""
     t = window(sw.Int32)
-    array = CONSUMERS[consumer][0](t)
+    array = CONSUMERS[consumer].from_dlpack(t)
     version = t.carrier.version
     array[1, 2] = -7
     array[0, 0] = -8
@@ -90,9 +93,25 @@ def test_a_consumer_write_is_seen_by_the_tensor(consumer):
 @pytest.mark.spec(f"{REQ}#1")
 @pytest.mark.parametrize("consumer", sorted(CONSUMERS))
 def test_a_carrier_write_is_seen_by_the_consumer(consumer):
-    """A write through the carrier's entry point shows in the consumer's existing array."""
-    t = window(sw.Float32)
-    array = CONSUMERS[consumer][0](t)
-    t.carrier.write(7, -1.25)
+    """A write through the carrier's entry point shows in the consumer's existing array,
+    JAX's immutable arrays included: they alias the carrier as much as the others."""
+    t = window(sw.Float32, consumer)
+    array = CONSUMERS[consumer].from_dlpack(t)
+    t.carrier.write(t.offset + t.layout((1, 1)), -1.25)
     assert array[1, 1].item() == -1.25
     assert array.tolist() == t.tolist()
+
+
+@pytest.mark.spec(f"{REQ}#1")
+@pytest.mark.parametrize("consumer", sorted(set(CONSUMERS) - set(WRITABLE)))
+def test_an_immutable_consumer_refuses_writes(consumer):
+    """JAX arrays refuse item assignment; .at[].set() makes a new array, the carrier keeps
+    its values and its version."""
+    t = window(sw.Int32, consumer)
+    array = CONSUMERS[consumer].from_dlpack(t)
+    with pytest.raises(TypeError, match="immutable"):
+        array[0, 0] = -8
+    changed = array.at[0, 0].set(-8)
+    assert CONSUMERS[consumer].address(changed) != t.carrier.pointer() + 4 * t.offset
+    assert t.tolist() == array.tolist() and t.tolist()[0][0] != -8
+    assert t.carrier.version == 0

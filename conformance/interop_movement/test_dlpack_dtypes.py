@@ -1,5 +1,7 @@
-"""interop-movement: only Float32 and Int32 export; the carrier opt-in is checked first."""
+"""interop-movement: only Float32 and Int32 export (NumPy, PyTorch and JAX read them); the
+carrier opt-in is checked first."""
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import torch
@@ -18,6 +20,7 @@ class OptedInGeneric(sw.Generic):
         return {"pointer": 4096, "device_type": 1, "device_id": 0}
 
 
+@pytest.mark.isolated
 @pytest.mark.spec(f"{REQ}/export-a-supported-dtype", f"{REQ}#1")
 @pytest.mark.parametrize(
     ("dtype", "values", "code", "np_dtype", "torch_dtype"),
@@ -35,9 +38,11 @@ def test_export_a_supported_dtype(dtype, values, code, np_dtype, torch_dtype):
         assert info.data == t.carrier.pointer()
     array = np.from_dlpack(t)
     x = torch.from_dlpack(t)
-    assert array.dtype == np_dtype and x.dtype == torch_dtype
-    assert array.tolist() == x.tolist() == values
+    j = jnp.from_dlpack(t)
+    assert array.dtype == np_dtype and x.dtype == torch_dtype and j.dtype == np_dtype
+    assert array.tolist() == x.tolist() == j.tolist() == values
     assert array.__array_interface__["data"][0] == x.data_ptr() == t.carrier.pointer()
+    assert j.unsafe_buffer_pointer() == t.carrier.pointer()
 
 
 @pytest.mark.spec(f"{REQ}/reject-an-unsupported-dtype", f"{REQ}#2")

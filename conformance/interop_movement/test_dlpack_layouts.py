@@ -1,11 +1,14 @@
 """interop-movement: the exported buffer is the layout's leaf modes over the tensor's window."""
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import torch
 
 import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
+from conformance.interop_movement.consumers import CONSUMERS, JAX_STRIDES_REFUSED
+from conformance.interop_movement.refusals import live_exports
 
 REQ = "interop-movement/the-exported-buffer-describes-the-layouts-flattened-leaf-modes"
 HOOK = "interop-movement/a-carrier-opts-into-dlpack-through-dlpack-info"
@@ -15,6 +18,7 @@ def over(values, layout, offset=0, dtype=sw.Int32) -> sw.Tensor:
     return sw.Tensor(sw.CPU(dtype, values=values), layout, offset)
 
 
+@pytest.mark.isolated
 @pytest.mark.spec(f"{REQ}/flatten-a-hierarchical-layout", f"{REQ}#1", f"{REQ}#2")
 @pytest.mark.parametrize("max_version", [None, (1, 0)])
 def test_flatten_a_hierarchical_layout(max_version):
@@ -29,6 +33,80 @@ def test_flatten_a_hierarchical_layout(max_version):
     x = torch.from_dlpack(t)
     assert (tuple(x.shape), x.stride()) == ((2, 3, 4), (1, 2, 6))
     assert x.tolist() == t.tolist()
+    # A compact layout at an aligned offset: JAX aliases it too, whatever the mode order.
+    j = jnp.from_dlpack(t)
+    assert j.shape == (2, 3, 4) and j.tolist() == t.tolist()
+    assert j.unsafe_buffer_pointer() == t.carrier.pointer()
+
+
+@pytest.mark.isolated
+@pytest.mark.spec(f"{REQ}#1", f"{REQ}#2", f"{REQ}#3")
+@pytest.mark.parametrize(
+    "layout",
+    [
+        sw.Layout((4, 4)),
+        sw.Layout((4, 4), (4, 1)),
+        sw.Layout((2, (3, 4)), (1, (2, 6))),
+        sw.Layout(((2, 2), 6), ((12, 6), 1)),
+        sw.Layout((3, 1, 2), (1, 99, 3)),
+    ],
+)
+@pytest.mark.parametrize("dtype", [sw.Float32, sw.Int32])
+def test_jax_aliases_a_compact_window_at_its_alignment(layout, dtype):
+    """JAX imports any permutation of a compact layout without copying when the window
+    starts 64-byte aligned (offset 16 of a CPU carrier); unaligned, it copies.
+
+    Finding (jax 0.10.2, CPU): jnp.from_dlpack aliases only compact strides whose data +
+    byte_offset is a multiple of 64 bytes; otherwise it copies and releases the capsule
+    at once (copy=False then raises ValueError naming the alignment).
+    """
+    jax = CONSUMERS["jax"]
+    values = list(range(16 + layout.cosize + 1))
+    carrier = sw.CPU(dtype, values=[float(v) for v in values] if dtype == sw.Float32 else values)
+    aligned = sw.Tensor(carrier, layout, jax.alignment // 4)
+    array = jax.from_dlpack(aligned)
+    assert array.dtype == jax.dtypes[dtype]
+    assert array.shape == tuple(e for e, _ in layout.leaf_modes)
+    assert array.tolist() == aligned.tolist()
+    assert jax.address(array) == carrier.pointer() + jax.alignment
+    unaligned = sw.Tensor(carrier, layout, 1)
+    live = live_exports()
+    copied = jax.from_dlpack(unaligned)
+    assert copied.tolist() == unaligned.tolist()
+    assert jax.address(copied) != carrier.pointer() + 4
+    assert live_exports() == live  # the copy released the capsule
+    with pytest.raises(ValueError, match="aligned to 64 bytes"):
+        jax.from_dlpack(unaligned, copy=False)
+    assert carrier.version == 0
+
+
+@pytest.mark.isolated
+@pytest.mark.spec(f"{REQ}#2")
+@pytest.mark.parametrize(
+    "layout",
+    [sw.Layout((2, 3), (1, 4)), sw.Layout((2, 3), (1, 0)), sw.Layout(8, 2)],
+    ids=["gapped", "broadcast", "stride-2"],
+)
+def test_jax_refuses_strides_that_are_not_compact(layout):
+    """The export describes gapped and stride-0 modes as they are; JAX refuses them (it
+    neither copies nor reinterprets them), and the refused capsule is freed.
+
+    Finding (jax 0.10.2): JaxRuntimeError, a RuntimeError, "UNIMPLEMENTED: Only DLPack
+    tensors with trivial (compact) striding are supported". jnp.asarray(t) reads such a
+    tensor through __array__ instead, as a copy.
+    """
+    t = sw.Tensor(sw.CPU(sw.Float32, values=[float(i) for i in range(24)]), layout)
+    info = R.inspect(t.__dlpack__())
+    assert info.strides == tuple(d for _, d in layout.leaf_modes)
+    live = live_exports()
+    with pytest.raises(RuntimeError, match=JAX_STRIDES_REFUSED) as caught:
+        jnp.from_dlpack(t)
+    del caught  # its traceback holds JAX's frame, which holds the capsule
+    assert live_exports() == live
+    assert t.carrier.version == 0
+    copy = jnp.asarray(t)
+    assert copy.tolist() == t.tolist()
+    assert copy.unsafe_buffer_pointer() != t.carrier.pointer()
 
 
 @pytest.mark.spec(f"{REQ}/flatten-a-hierarchical-layout", f"{REQ}#1")

@@ -7,6 +7,7 @@ import pytest
 
 import strideweave as sw
 from conformance.interop_movement import dlpack_reader as R
+from conformance.interop_movement.consumers import CONSUMERS
 
 REQ = "interop-movement/versioned-exports-advertise-mutability-as-an-advisory-read-only-flag"
 
@@ -51,6 +52,52 @@ def test_mark_an_immutable_tensor_read_only(how):
     assert not array.flags.writeable
     assert array.tolist() == [1.0, 2.0, 3.0]
     assert owner is None or t.carrier.owner is owner
+
+
+class Recording:
+    """A producer wrapper that records the keyword arguments of each __dlpack__ call."""
+
+    def __init__(self, tensor: sw.Tensor):
+        self.tensor = tensor
+        self.calls: list[dict] = []
+
+    def __dlpack__(self, **kwargs):
+        self.calls.append(kwargs)
+        return self.tensor.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+
+@pytest.mark.isolated
+@pytest.mark.spec(f"{REQ}/lose-the-signal-on-a-legacy-export", f"{REQ}#1", f"{REQ}#3")
+@pytest.mark.parametrize("consumer", sorted(CONSUMERS))
+def test_what_each_consumer_does_with_read_only(consumer):
+    """Which capsule each consumer asks for, and what an immutable tensor becomes there.
+
+    NumPy and PyTorch ask for a versioned capsule (max_version (1, 0)); NumPy gives a
+    read-only array and PyTorch ignores the flag. JAX 0.10 asks with stream=None only,
+    so it gets the legacy capsule, which has no flags word: the READ_ONLY signal never
+    reaches it. Its arrays are immutable anyway, and it still aliases the carrier.
+    """
+    c = CONSUMERS[consumer]
+    t = immutable()
+    wrapper = Recording(t)
+    array = c.from_dlpack(wrapper)
+    assert [call.get("max_version") for call in wrapper.calls] == (
+        [None] if consumer == "jax" else [(1, 0)]
+    )
+    assert c.address(array) == t.carrier.pointer()
+    assert array.tolist() == [1.0, 2.0, 3.0]
+    if consumer == "numpy":
+        assert not array.flags.writeable
+    if consumer == "torch":
+        array[0] = 5.0  # no read-only tensors: the write reaches the immutable carrier
+        assert t.tolist()[0] == 5.0
+    if consumer == "jax":
+        with pytest.raises(TypeError, match="immutable"):
+            array[0] = 5.0
+    assert t.carrier.version == 0 and not t.is_mutable()
 
 
 @pytest.mark.spec(f"{REQ}/leave-a-mutable-tensor-writable", f"{REQ}#1")

@@ -23,6 +23,7 @@
 #include "buffer_convert.h"
 #include "class_map.h"
 #include "describe.h"
+#include "dtype_convert.h"
 #include "gil.h"
 #include "int_convert.h"
 #include "self_arg.h"
@@ -212,11 +213,7 @@ std::optional<std::vector<Value>> optional_values(const py::object& values) {
 }
 
 DType require_dtype(const py::handle& dtype, const char* carrier) {
-  if (!py::isinstance<DType>(dtype)) {
-    throw TypeError(std::string(carrier) + ": dtype " + object_repr(dtype) +
-                    " is not a strideweave dtype");
-  }
-  return dtype.cast<DType>();
+  return to_dtype(dtype, std::string(carrier) + ": dtype");
 }
 
 // The slot count n of a carrier constructor: None or an integer in int64.

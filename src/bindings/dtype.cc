@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "describe.h"
+#include "dtype_convert.h"
 #include "self_arg.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/util/error.h"
@@ -20,11 +21,8 @@ Field to_field(py::handle name, py::handle dtype) {
   if (!py::isinstance<py::str>(name)) {
     throw TypeError("compound field name " + object_repr(name) + " is not a string");
   }
-  if (!py::isinstance<DType>(dtype)) {
-    throw TypeError("compound field '" + name.cast<std::string>() + "' has " + object_repr(dtype) +
-                    ", which is not a dtype");
-  }
-  return Field{name.cast<std::string>(), dtype.cast<DType>()};
+  const std::string field = name.cast<std::string>();
+  return Field{field, to_dtype(dtype, "compound field '" + field + "': dtype")};
 }
 
 DType compound(const py::args& args, const py::kwargs& kwargs) {

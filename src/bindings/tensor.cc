@@ -11,6 +11,7 @@
 
 #include "buffer_convert.h"
 #include "describe.h"
+#include "dtype_convert.h"
 #include "gil.h"
 #include "int_convert.h"
 #include "int_tuple_convert.h"
@@ -76,14 +77,6 @@ py::object tolist(const Tensor& t) {
   return nest(values, shape.leaves());
 }
 
-std::optional<DType> optional_dtype(const py::object& dtype) {
-  if (dtype.is_none()) return std::nullopt;
-  if (!py::isinstance<DType>(dtype)) {
-    throw TypeError("dtype " + object_repr(dtype) + " is not a strideweave dtype");
-  }
-  return dtype.cast<DType>();
-}
-
 // Reads nested sequences (first mode outermost) into a shape and values.
 void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extents,
                  std::vector<Value>& values) {
@@ -105,12 +98,12 @@ void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extent
 }
 
 std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
+  const std::optional<DType> requested = to_optional_dtype(dtype, "tensor: dtype");
   if (py::isinstance<Tensor>(values)) {
     // The copy tolist() would make, without the lists: one strided copy. An
     // empty tensor of a scalar dtype keeps the list path, whose nesting and
     // inference decide its shape and dtype.
     const auto& source = values.cast<const Tensor&>();
-    const std::optional<DType> requested = optional_dtype(dtype);
     const bool same_dtype = !requested || *requested == source.dtype();
     if (!source.is_multi_subtensor() && source.dtype().is_concrete() &&
         shape_size(source.shape()) > 0 && same_dtype) {
@@ -127,6 +120,7 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
       return without_gil([&] { return tensor_from_tensor(source); });
     }
   }
+  if (!requested) warn_if_narrowed(values, "tensor");
   if (py::hasattr(values, "tolist") && !PyList_Check(values.ptr()))
     values = values.attr("tolist")();
   // The shape comes from the first element at each depth; read_nested then
@@ -148,7 +142,6 @@ std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
   read_nested(values, 0, extents, flat);
   std::vector<IntTuple> modes(extents.begin(), extents.end());
   const IntTuple shape = extents.size() == 1 ? IntTuple(extents[0]) : IntTuple::tuple(modes);
-  const std::optional<DType> requested = optional_dtype(dtype);
   return without_gil([&] { return tensor_from_values(shape, flat, requested); });
 }
 
@@ -226,10 +219,7 @@ spec/core-tensor-representation.
       .def_static(
           "from_planes",
           [](py::handle dtype, py::handle planes) {
-            if (!py::isinstance<DType>(dtype)) {
-              throw TypeError("from_planes dtype " + object_repr(dtype) +
-                              " is not a strideweave dtype");
-            }
+            const DType compound = to_dtype(dtype, "from_planes dtype");
             std::vector<std::shared_ptr<Tensor>> converted;
             for (py::handle p : planes) {
               if (!py::isinstance<Tensor>(p)) {
@@ -237,7 +227,7 @@ spec/core-tensor-representation.
               }
               converted.push_back(p.cast<std::shared_ptr<Tensor>>());
             }
-            return Tensor::from_planes(dtype.cast<DType>(), std::move(converted));
+            return Tensor::from_planes(compound, std::move(converted));
           },
           py::arg("dtype"), py::arg("planes"))
       .def_property_readonly("dtype", getter<&Tensor::dtype>())
@@ -284,7 +274,7 @@ spec/core-tensor-representation.
       "zeros",
       [](py::handle shape, py::object dtype) {
         const IntTuple converted = to_int_tuple(shape, "zeros shape");
-        const DType element = optional_dtype(dtype).value_or(DType::Float32());
+        const DType element = to_optional_dtype(dtype, "zeros: dtype").value_or(DType::Float32());
         return without_gil([&] { return zeros(converted, element); });
       },
       py::arg("shape"), py::arg("dtype") = py::none());
@@ -292,14 +282,20 @@ spec/core-tensor-representation.
       "full",
       [](py::handle shape, py::handle value, py::object dtype) {
         const IntTuple converted = to_int_tuple(shape, "full shape");
+        const std::optional<DType> element = to_optional_dtype(dtype, "full: dtype");
+        if (!element) warn_if_narrowed(value, "full");
         const Value fill = to_value(value);
-        const std::optional<DType> element = optional_dtype(dtype);
         return without_gil([&] { return full(converted, fill, element); });
       },
       py::arg("shape"), py::arg("value"), py::arg("dtype") = py::none());
   m.def(
       "arange",
       [](py::handle start, py::object stop, py::handle step, py::object dtype) {
+        const std::optional<DType> element = to_optional_dtype(dtype, "arange: dtype");
+        // One warning, for the first bound narrowed.
+        if (!element && !warn_if_narrowed(start, "arange") && !warn_if_narrowed(stop, "arange")) {
+          warn_if_narrowed(step, "arange");
+        }
         Value first = to_value(start);
         Value last = first;
         if (stop.is_none()) {
@@ -308,7 +304,6 @@ spec/core-tensor-representation.
           last = to_value(stop);
         }
         const Value increment = to_value(step);
-        const std::optional<DType> element = optional_dtype(dtype);
         return without_gil([&] { return arange(first, last, increment, element); });
       },
       py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1,

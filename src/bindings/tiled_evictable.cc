@@ -19,6 +19,7 @@
 
 #include "class_map.h"
 #include "describe.h"
+#include "dtype_convert.h"
 #include "gil.h"
 #include "int_convert.h"
 #include "move_request.h"
@@ -128,10 +129,7 @@ make_resident(tiles) and evict(tiles) -> AwaitResidency.
   register_class(cls, TiledEvictable::static_class());
   cls.def(py::init([](py::handle dtype, py::handle n, py::handle tile_slots, py::handle fast_class,
                       py::handle slow_class, py::handle resident_limit, py::object values) {
-            if (!py::isinstance<DType>(dtype)) {
-              throw TypeError("TiledEvictable: dtype " + describe_object(dtype) +
-                              " is not a strideweave dtype");
-            }
+            const DType element = to_dtype(dtype, "TiledEvictable: dtype");
             const auto slots =
                 n.is_none() ? std::nullopt : std::optional(to_int64(n, "TiledEvictable: n"));
             const int64_t size = to_int64(tile_slots, "TiledEvictable: tile_slots");
@@ -139,14 +137,16 @@ make_resident(tiles) and evict(tiles) -> AwaitResidency.
                 resident_limit.is_none()
                     ? std::nullopt
                     : std::optional(to_int64(resident_limit, "TiledEvictable: resident_limit"));
-            TiledEvictable::require_tile_dtype(dtype.cast<DType>());
-            std::shared_ptr<Carrier> fast = prototype(fast_class, dtype, "fast_class");
-            std::shared_ptr<Carrier> slow = prototype(slow_class, dtype, "slow_class");
+            TiledEvictable::require_tile_dtype(element);
+            // The classes are called with the DType, whatever named it.
+            const py::object converted_dtype = py::cast(element);
+            std::shared_ptr<Carrier> fast = prototype(fast_class, converted_dtype, "fast_class");
+            std::shared_ptr<Carrier> slow = prototype(slow_class, converted_dtype, "slow_class");
             std::optional<std::vector<Value>> converted;
             if (!values.is_none()) converted = to_values(values, "values");
             return without_gil([&] {
-              return TiledEvictable::create(dtype.cast<DType>(), slots, size, std::move(fast),
-                                            std::move(slow), limit, std::move(converted));
+              return TiledEvictable::create(element, slots, size, std::move(fast), std::move(slow),
+                                            limit, std::move(converted));
             });
           }),
           py::arg("dtype"), py::arg("n"), py::arg("tile_slots"), py::kw_only(),

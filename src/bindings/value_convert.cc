@@ -4,6 +4,7 @@
 
 #include "describe.h"
 #include "int_convert.h"
+#include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
 
 namespace py = pybind11;
@@ -40,7 +41,8 @@ Value to_value(py::handle obj) {
     }
     return value.value;
   }
-  if (PyFloat_Check(obj.ptr()) || py::hasattr(obj, "__float__")) {
+  // A Tensor has __float__ (one element's value) but is never read as a value.
+  if (PyFloat_Check(obj.ptr()) || (py::hasattr(obj, "__float__") && !py::isinstance<Tensor>(obj))) {
     const double d = PyFloat_AsDouble(obj.ptr());
     if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
     return d;

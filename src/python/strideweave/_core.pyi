@@ -14,6 +14,9 @@ _IntTupleLike: TypeAlias = SupportsIndex | Sequence[_IntTupleLike]
 _Scalar: TypeAlias = bool | int | float
 _Value: TypeAlias = _Scalar | tuple[_Scalar, ...]
 _Tiler: TypeAlias = Layout | Sequence[Layout]
+# A dtype argument: a DType, a string, or a NumPy or PyTorch dtype (which the stubs
+# cannot name without importing NumPy or PyTorch, hence _Any).
+_DTypeLike: TypeAlias = DType | Literal["float32", "int32", "bool"] | _Any
 _B = TypeVar("_B", bound=_Buffer)
 _T_co = TypeVar("_T_co", covariant=True)
 
@@ -77,7 +80,7 @@ Float32: DType
 Floating: DType
 Any: DType
 
-def compound(fields: Iterable[tuple[str, DType]] = ..., /, **kwargs: DType) -> DType: ...
+def compound(fields: Iterable[tuple[str, _DTypeLike]] = ..., /, **kwargs: _DTypeLike) -> DType: ...
 
 # -- carrier-storage --------------------------------------------------------------
 
@@ -151,7 +154,7 @@ class _Lease:
 class Generic(Carrier):
     def __init__(
         self,
-        dtype: DType,
+        dtype: _DTypeLike,
         n: int | None = None,
         *,
         values: Iterable[_Value] | None = None,
@@ -161,7 +164,7 @@ class Generic(Carrier):
 class CPU(Carrier):
     def __init__(
         self,
-        dtype: DType,
+        dtype: _DTypeLike,
         n: int | None = None,
         *,
         values: Iterable[_Value] | None = None,
@@ -172,7 +175,7 @@ class CPU(Carrier):
 class Metal(Carrier):
     def __init__(
         self,
-        dtype: DType,
+        dtype: _DTypeLike,
         n: int | None = None,
         *,
         values: Iterable[_Value] | None = None,
@@ -182,7 +185,7 @@ class Metal(Carrier):
 class FileBacked(Carrier):
     def __init__(
         self,
-        dtype: DType,
+        dtype: _DTypeLike,
         n: int | None = None,
         path: str | bytes | os.PathLike[str] | os.PathLike[bytes] | None = None,
         *,
@@ -195,7 +198,7 @@ class FileBacked(Carrier):
 class BlockDeviceCarrier(Carrier):
     def __init__(
         self,
-        dtype: DType,
+        dtype: _DTypeLike,
         n: int | None = None,
         path: str | bytes | os.PathLike[str] | os.PathLike[bytes] | None = None,
         block_size: int | None = None,
@@ -350,7 +353,7 @@ class AwaitResidency(AwaitResult[None]): ...
 class TiledEvictable(Carrier):
     def __init__(
         self,
-        dtype: DType,
+        dtype: _DTypeLike,
         n: int | None,
         tile_slots: int,
         *,
@@ -382,7 +385,7 @@ class TiledEvictable(Carrier):
 class Tensor:
     def __init__(self, carrier: Carrier, layout: Layout, offset: int = 0) -> None: ...
     @staticmethod
-    def from_planes(dtype: DType, planes: Iterable[Tensor]) -> Tensor: ...
+    def from_planes(dtype: _DTypeLike, planes: Iterable[Tensor]) -> Tensor: ...
     @property
     def dtype(self) -> DType: ...
     @property
@@ -414,6 +417,10 @@ class Tensor:
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[Tensor]: ...
     def __bool__(self) -> bool: ...
+    def item(self) -> _Value: ...
+    def __float__(self) -> float: ...
+    def __int__(self) -> int: ...
+    def numpy(self) -> _Any: ...
     def __array__(self, dtype: object = None, copy: bool | None = None) -> _Any: ...
     def _read_encoded_into(self, buffer: _Buffer) -> None: ...
     def __dlpack__(
@@ -460,14 +467,14 @@ class Tensor:
     def detach(self) -> Tensor: ...
     def backward(self, cotangent: Tensor | None = None, *, retain_graph: bool = False) -> None: ...
 
-def tensor(values: object, dtype: DType | None = None) -> Tensor: ...
-def zeros(shape: _IntTupleLike, dtype: DType | None = None) -> Tensor: ...
-def full(shape: _IntTupleLike, value: _Value, dtype: DType | None = None) -> Tensor: ...
+def tensor(values: object, dtype: _DTypeLike | None = None) -> Tensor: ...
+def zeros(shape: _IntTupleLike, dtype: _DTypeLike | None = None) -> Tensor: ...
+def full(shape: _IntTupleLike, value: _Value, dtype: _DTypeLike | None = None) -> Tensor: ...
 def arange(
     start: int | float,
     stop: int | float | None = None,
     step: int | float = 1,
-    dtype: DType | None = None,
+    dtype: _DTypeLike | None = None,
 ) -> Tensor: ...
 def _live_dlpack_exports() -> int: ...
 

@@ -5,9 +5,11 @@ The factories copy into fresh CPU storage. There is deliberately no
 
 This module also gives Tensor the sequence and NumPy protocols users expect at
 the prompt: ``iter(t)`` over the first mode, ``bool(t)`` as NumPy decides it,
-and ``__array__`` for ``np.asarray(t)``: a zero-copy view through DLPack export
+``item()``, ``float(t)`` and ``int(t)`` for one-element tensors, and
+``__array__`` for ``np.asarray(t)``: a zero-copy view through DLPack export
 where export is allowed, otherwise a copy read through the carriers in bulk.
-NumPy is imported only when ``__array__`` runs (NumPy itself calls it).
+``t.numpy()`` is that zero-copy view, or TypeError where none exists. NumPy is
+imported only when ``__array__`` or ``numpy()`` runs.
 """
 
 from __future__ import annotations
@@ -112,22 +114,88 @@ def _iterate(self: Tensor) -> Iterator[Tensor]:
     return map(self.__getitem__, range(len(self)))
 
 
+def _size(t: Tensor) -> int:
+    """The number of elements: the product of the leaf extents."""
+    size = 1
+    for extent in _leaf_shape(t):
+        size *= extent
+    return size
+
+
+def _only_value(t: Tensor) -> Any:
+    """The value of a one-element tensor, as tolist() reads it (read only once the size
+    is known to be one)."""
+    value = t.tolist()
+    while isinstance(value, list):
+        value = value[0]
+    return value
+
+
 def _truth(self: Tensor) -> bool:
     """The truth of a one-element tensor's value; ValueError otherwise, as NumPy."""
-    size = 1
-    for extent in _leaf_shape(self):
-        size *= extent
+    size = _size(self)
     if size != 1:
         raise ValueError(
             f"the truth value of a tensor with {size} elements is ambiguous; "
             "use t.tolist() or compare its values"
         )
-    value = self.tolist()
-    while isinstance(value, list):
-        value = value[0]
-    return bool(value)
+    return bool(_only_value(self))
+
+
+def _item(self: Tensor) -> Any:
+    """The value of a one-element tensor of any shape and layout: a bool, int or float
+    by dtype (a tuple of field values for a compound dtype). ValueError for any other
+    number of elements."""
+    size = _size(self)
+    if size != 1:
+        raise ValueError(
+            "only a one-element tensor converts to a Python scalar; "
+            f"this tensor has {size} elements (shape {self.shape!r})"
+        )
+    return _only_value(self)
+
+
+def _scalar(self: Tensor, convert: type, name: str) -> Any:
+    """convert(t.item()) for a scalar dtype; TypeError naming a compound dtype."""
+    if self.dtype.is_compound:
+        raise TypeError(
+            f"{name}() of a tensor of the compound dtype {self.dtype.name}: "
+            "its value is a record; use t.item()"
+        )
+    return convert(_item(self))
+
+
+def _float(self: Tensor) -> float:
+    """``float(t)``: float(t.item()) for a one-element tensor of a scalar dtype."""
+    return _scalar(self, float, "float")
+
+
+def _int(self: Tensor) -> int:
+    """``int(t)``: int(t.item()) for a one-element tensor of a scalar dtype (a float value
+    truncates toward zero, as int() does)."""
+    return _scalar(self, int, "int")
+
+
+def _to_numpy(self: Tensor) -> Any:
+    """The zero-copy NumPy view ``np.asarray(t)`` gives (aliasing the carrier's slots,
+    read-only exactly when the tensor is not publicly mutable). TypeError where no view
+    exists (``np.array(t)`` copies), RuntimeError for a tensor with elements over a
+    released carrier."""
+    view, reason = _exported(_numpy(), self)
+    if view is None and not self.is_multi_subtensor and self.carrier.is_released:
+        raise RuntimeError(f"numpy() of a tensor over a released carrier: {reason}")
+    if view is None:
+        raise TypeError(
+            f"numpy() returns a zero-copy view and this tensor has none ({reason}); "
+            "np.array(t) copies it"
+        )
+    return view
 
 
 Tensor.__array__ = _array  # type: ignore[method-assign]
 Tensor.__iter__ = _iterate  # type: ignore[method-assign]
 Tensor.__bool__ = _truth  # type: ignore[method-assign]
+Tensor.item = _item  # type: ignore[method-assign]
+Tensor.__float__ = _float  # type: ignore[method-assign]
+Tensor.__int__ = _int  # type: ignore[method-assign]
+Tensor.numpy = _to_numpy  # type: ignore[method-assign]
