@@ -13,6 +13,7 @@
 #include "strideweave/move/move_node.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 
 namespace py = pybind11;
 
@@ -117,8 +118,7 @@ void bind_move_request(py::module_& m) {
         "Validates and initiates one move of tensor's values into destination; returns an "
         "AwaitMove.");
   m.def(
-      "move",
-      [](py::handle tensor, py::handle destination) {
+      "move", [](Hint<"Tensor"> tensor, Hint<"Carrier"> destination)->Hint<"Tensor"> {
         return AwaitMove(initiate(move_arguments(tensor, destination))).wait();
       },
       py::arg("tensor"), py::arg("destination"),
