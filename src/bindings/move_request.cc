@@ -187,9 +187,12 @@ ValueError
     to allocate.
 RuntimeError
     When either carrier is released, the source is owned by another carrier,
-    ``destination`` is not publicly mutable, or the transfer fails.
+    or ``destination`` is not publicly mutable.
 NotImplementedError
     For a multi-subtensor tensor.
+Exception
+    A failure of the transfer itself (an exception raised by a carrier's or a
+    move operation's hook included) is raised as the same object.
 )doc");
 }
 
