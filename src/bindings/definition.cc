@@ -17,6 +17,7 @@
 #include "strideweave/move/move_operation.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 
 namespace py = pybind11;
 
@@ -254,7 +255,7 @@ void bind_definitions(py::module_& m) {
 
   m.def(
       "define_carrier",
-      [](py::handle definition) {
+      [](Hint<"CarrierDefinition"> definition) {
         if (!py::isinstance<CarrierDefinition>(definition)) {
           throw TypeError("define_carrier: definition " + describe_object(definition) +
                           " is not a CarrierDefinition");
@@ -262,8 +263,26 @@ void bind_definitions(py::module_& m) {
         auto defined = definition.cast<std::shared_ptr<CarrierDefinition>>();
         defined->carrier_class().define(std::move(defined));
       },
-      py::arg("definition"),
-      "Installs definition for its exact carrier class, sealing the class definition-backed.");
+      py::arg("definition"), R"doc(Installs ``definition`` for its exact carrier class.
+
+The class becomes definition-backed and sealed: dispatch for that exact class
+(not its subclasses) uses the definition's routes and, when it allows one,
+the elementwise fallback.
+
+Parameters
+----------
+definition : CarrierDefinition
+    The carrier class's definition.
+
+Raises
+------
+TypeError
+    When ``definition`` is not a CarrierDefinition, or its class is a move
+    operation class.
+RuntimeError
+    When the class is already sealed: it has a definition, or it already
+    took part in dispatch or a registry call.
+)doc");
 }
 
 }  // namespace strideweave::bindings

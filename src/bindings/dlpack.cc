@@ -234,8 +234,28 @@ PyObject* dlpack_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
 PyMethodDef dlpack_method_def = {
     "__dlpack__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&dlpack_method)),
     METH_FASTCALL | METH_KEYWORDS,
-    "__dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None)\n\n"
-    "Exports the tensor as a DLPack capsule without copying (interop-movement)."};
+    "__dlpack__(stream=None, *, max_version=None, dl_device=None, copy=None) -> "
+    "types.CapsuleType\n\n"
+    "Exports the tensor as a DLPack capsule aliasing its carrier's storage, without copying.\n\n"
+    "The capsule's shape and strides (in elements) are the layout's leaf modes; its data "
+    "pointer is the carrier's and its byte offset the tensor's offset. Only Float32 and Int32 "
+    "tensors of one subtensor over a carrier whose ``dlpack_info()`` opts in export.\n\n"
+    "Parameters\n----------\n"
+    "stream : Any, optional\n    The consumer's stream; accepted in any form and unused (export "
+    "does no work a stream could order).\n"
+    "max_version : tuple of int, optional\n    The highest (major, minor) DLPack version the "
+    "consumer reads: a versioned 1.0 capsule when major >= 1, the legacy capsule otherwise.\n"
+    "dl_device : tuple of int, optional\n    The (device_type, device_id) wanted; must be the "
+    "carrier's.\n"
+    "copy : bool, optional\n    A true value demands a copy, which is not implemented.\n\n"
+    "Returns\n-------\nPyCapsule\n    A ``dltensor_versioned`` or ``dltensor`` capsule.\n\n"
+    "Raises\n------\n"
+    "BufferError\n    When the carrier does not export, the dtype is not Float32 or Int32, "
+    "``copy`` is true, ``dl_device`` is another device, or the data pointer is null.\n"
+    "TypeError\n    When ``max_version`` or ``dl_device`` is not None, a tuple or a list, or "
+    "an argument is unexpected.\n"
+    "ValueError\n    When ``max_version`` or ``dl_device`` does not hold two elements, or a "
+    "version is negative.\n"};
 
 }  // namespace
 
@@ -252,7 +272,23 @@ void bind_dlpack(py::module_& m) {
         return py::make_tuple(device.first, device.second);
       },
       py::name("__dlpack_device__"), py::is_method(tensor_class),
-      "The exporting carrier's DLPack device as (device_type, device_id).");
+      R"doc(The exporting carrier's DLPack device as ``(device_type, device_id)``.
+
+It depends only on the carrier's ``dlpack_info()`` and the single-subtensor
+requirement, so it answers for a dtype ``__dlpack__`` would refuse.
+
+Returns
+-------
+tuple of int
+    ``(1, 0)`` for host memory.
+
+Raises
+------
+BufferError
+    When the carrier does not export.
+NotImplementedError
+    For a multi-subtensor tensor.
+)doc");
   m.def(
       "_live_dlpack_exports", [] { return live_exports; },
       "Managed tensors produced and not yet deleted (for exactly-once tests).");

@@ -11,6 +11,7 @@
 #include "strideweave/ops/layout_views.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 
 namespace py = pybind11;
 
@@ -52,49 +53,105 @@ void bind_layout_views(py::module_& m) {
   tensor
       .def_property_readonly(
           "T", [](const Tensor& t) { return ops::reverse_modes(t.shared_from_this()); },
-          R"doc(The view with the top-level modes in reverse order, as NumPy's ``.T``.
+          R"doc(Tensor: the view with the top-level modes in reverse order, as NumPy's ``.T``.
 
 A rank-0 or rank-1 tensor (an integral shape included) gives a view with the
 same layout. Same carrier and offset; recorded by autograd (node "permute").
-Raises NotImplementedError for a multi-subtensor tensor.)doc")
+Reading it raises NotImplementedError for a multi-subtensor tensor.)doc")
       .def(
           "transpose",
-          [](const Tensor& t, py::handle i, py::handle j) {
+          [](const Tensor& t, Hint<"int"> i, Hint<"int"> j) {
             return ops::transpose(t.shared_from_this(), to_mode(i, "transpose mode"),
                                   to_mode(j, "transpose mode"));
           },
           py::arg("i"), py::arg("j"),
           R"doc(The view with top-level modes ``i`` and ``j`` swapped.
 
-Negative modes count from the end. Same carrier and offset; recorded by
-autograd (node "transpose"). Raises IndexError naming a mode out of range,
-TypeError for a mode that is not an integer, NotImplementedError for a
-multi-subtensor tensor.)doc")
+Same carrier and offset; recorded by autograd (node "transpose").
+
+Parameters
+----------
+i : int
+    A top-level mode; negative modes count from the end.
+j : int
+    The other mode.
+
+Returns
+-------
+Tensor
+    The view.
+
+Raises
+------
+TypeError
+    When a mode is not an integer.
+IndexError
+    When a mode is out of range (naming it).
+NotImplementedError
+    For a multi-subtensor tensor.)doc")
       .def(
           "permute",
           [](const Tensor& t, const py::args& modes) {
             return ops::permute(t.shared_from_this(), to_modes(modes));
           },
-          R"doc(The view whose mode k is mode ``modes[k]`` of this tensor; ``modes`` may also be
-given as one tuple or list. Hierarchical modes move as units. Negative modes
-count from the end. Same carrier and offset; recorded by autograd (node
-"permute"). Raises ValueError when the modes are not each mode once (a wrong
-count or a repeated mode), IndexError naming a mode out of range, TypeError
-for a mode that is not an integer, NotImplementedError for a multi-subtensor
-tensor.)doc")
+          R"doc(The view whose mode k is mode ``modes[k]`` of this tensor.
+
+Hierarchical modes move as units. Same carrier and offset; recorded by
+autograd (node "permute").
+
+Parameters
+----------
+*modes : int or sequence of int
+    Each top-level mode once, as arguments or as one tuple or list; negative
+    modes count from the end.
+
+Returns
+-------
+Tensor
+    The view.
+
+Raises
+------
+TypeError
+    When a mode is not an integer.
+ValueError
+    When the modes are not each mode once (a wrong count or a repeated mode).
+IndexError
+    When a mode is out of range (naming it).
+NotImplementedError
+    For a multi-subtensor tensor.)doc")
       .def(
           "reshape",
           [](const Tensor& t, const py::args& shape) {
             return ops::reshape(t.shared_from_this(), to_shape(shape));
           },
-          R"doc(The view of the given shape (an int, a possibly nested tuple, or the extents
-as arguments; one extent may be -1, inferred) whose element of flat index i
-is this tensor's element of flat index i, flat order being colexicographic
-(first mode fastest, as ``Layout(i)`` and NumPy's ``order="F"``): the layout
-is ``composition(t.layout, compact_col_major(shape))``. Same carrier and
-offset; recorded by autograd (node "reshape"). Raises ValueError naming both
-sizes when they differ, and ValueError naming relayout and a copy when no view
-of that shape exists; NotImplementedError for a multi-subtensor tensor.)doc");
+          R"doc(The view of the given shape with the same values in flat order.
+
+The element of flat index i is this tensor's element of flat index i, flat
+order being colexicographic (first mode fastest, as ``Layout(i)`` and NumPy's
+``order="F"``): the layout is ``composition(t.layout, compact_col_major(shape))``.
+Same carrier and offset; recorded by autograd (node "reshape").
+
+Parameters
+----------
+*shape : int or tuple
+    The shape: one int or possibly nested tuple, or the extents as
+    arguments; one extent may be -1, inferred.
+
+Returns
+-------
+Tensor
+    The view.
+
+Raises
+------
+TypeError
+    When no shape is given or an extent is not an integer.
+ValueError
+    When the sizes differ (naming both), or no view of that shape exists
+    (naming relayout and a copy).
+NotImplementedError
+    For a multi-subtensor tensor.)doc");
 }
 
 }  // namespace strideweave::bindings

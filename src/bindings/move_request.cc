@@ -96,7 +96,7 @@ std::shared_ptr<MoveRequest> initiate(MoveArguments move) {
       [&] { return MoveRequest::initiate(std::move(move.tensor), std::move(move.destination)); });
 }
 
-std::unique_ptr<AwaitMove> move_async(py::handle tensor, py::handle destination) {
+std::unique_ptr<AwaitMove> move_async(Hint<"Tensor"> tensor, Hint<"Carrier"> destination) {
   return std::make_unique<AwaitMove>(initiate(move_arguments(tensor, destination)));
 }
 
@@ -115,14 +115,85 @@ void bind_move_request(py::module_& m) {
                                      "moved Tensor.");
 
   m.def("move_async", &move_async, py::arg("tensor"), py::arg("destination"),
-        "Validates and initiates one move of tensor's values into destination; returns an "
-        "AwaitMove.");
+        R"doc(Validates and initiates one move of ``tensor``'s values into ``destination``.
+
+Every check ``move`` makes happens before this returns; the copy itself runs
+on a worker thread (or completes inline). ``wait()`` on the handle gives the
+moved Tensor, over ``destination`` at offset 0 with ``tensor``'s Layout, or
+raises the move's failure; the source carrier is released when the move
+commits. The GIL is released while the move is initiated, except for a small
+move between two CPU carriers.
+
+Parameters
+----------
+tensor : Tensor
+    The single-subtensor tensor whose values move.
+destination : Carrier
+    A live, publicly mutable carrier of ``tensor``'s dtype, other than its
+    own; an empty one that can allocate is sized to the layout's cosize.
+
+Returns
+-------
+AwaitMove
+    The completion handle.
+
+Raises
+------
+TypeError
+    When ``tensor`` is not a Tensor, ``destination`` is not a Carrier, the
+    dtypes differ, or the route pins another carrier class.
+ValueError
+    When ``destination`` is the tensor's own carrier, or too small and unable
+    to allocate.
+RuntimeError
+    When either carrier is released, the source is owned by another carrier,
+    or ``destination`` is not publicly mutable.
+NotImplementedError
+    For a multi-subtensor tensor.
+)doc");
   m.def(
       "move", [](Hint<"Tensor"> tensor, Hint<"Carrier"> destination)->Hint<"Tensor"> {
         return AwaitMove(initiate(move_arguments(tensor, destination))).wait();
       },
       py::arg("tensor"), py::arg("destination"),
-      "move_async(tensor, destination).wait(): blocks until the move's terminal outcome.");
+      R"doc(Moves ``tensor``'s values into ``destination`` and returns the moved Tensor.
+
+``move_async(tensor, destination).wait()``: blocks (without the GIL) until the
+move's terminal outcome. The result is backed by ``destination`` at offset 0
+with ``tensor``'s Layout unchanged (a broadcast view moves only its cosize
+slots); the source carrier is released when the move commits. Under grad mode
+a move of a tensor that requires grad is recorded (``MoveNode``).
+
+Parameters
+----------
+tensor : Tensor
+    The single-subtensor tensor whose values move.
+destination : Carrier
+    A live, publicly mutable carrier of ``tensor``'s dtype, other than its
+    own; an empty one that can allocate is sized to the layout's cosize.
+
+Returns
+-------
+Tensor
+    The moved tensor, over ``destination``.
+
+Raises
+------
+TypeError
+    When ``tensor`` is not a Tensor, ``destination`` is not a Carrier, the
+    dtypes differ, or the route pins another carrier class.
+ValueError
+    When ``destination`` is the tensor's own carrier, or too small and unable
+    to allocate.
+RuntimeError
+    When either carrier is released, the source is owned by another carrier,
+    or ``destination`` is not publicly mutable.
+NotImplementedError
+    For a multi-subtensor tensor.
+Exception
+    A failure of the transfer itself (an exception raised by a carrier's or a
+    move operation's hook included) is raised as the same object.
+)doc");
 }
 
 void bind_move_node(py::module_& m) {

@@ -18,6 +18,7 @@
 #include "strideweave/ops/math.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 #include "value_convert.h"
 
 namespace py = pybind11;
@@ -172,69 +173,222 @@ std::shared_ptr<const Tensor> unary_operand(py::handle t, const char* op) {
   return t.cast<std::shared_ptr<Tensor>>();
 }
 
-std::shared_ptr<Tensor> neg(py::handle operand) {
+std::shared_ptr<Tensor> neg(Hint<"Tensor"> operand) {
   const std::shared_ptr<const Tensor> t = unary_operand(operand, "neg");
   return run(*t, [&] { return ops::neg(t); });
 }
 
-std::shared_ptr<Tensor> sum(py::handle operand, py::handle modes) {
+std::shared_ptr<Tensor> sum(Hint<"Tensor"> operand,
+                            Hint<"int | collections.abc.Sequence[int] | None"> modes) {
   const std::shared_ptr<const Tensor> t = unary_operand(operand, "sum");
   const std::optional<std::vector<int64_t>> converted = to_modes(modes);
   return run(*t, [&] { return ops::sum(t, converted); });
 }
 
+using OperandArg = Hint<"Tensor | int | float">;
+
+// The docstring of sw.<name>(a, b): `what` is its summary, `returns` the result's description.
+std::string binary_doc(const std::string& summary, const std::string& detail,
+                       const std::string& returns, const std::string& type_error) {
+  return summary + "\n\n" + detail +
+         "\n\nParameters\n----------\n"
+         "a : Tensor or int or float\n    The first operand.\n"
+         "b : Tensor or int or float\n    The second operand.\n\n"
+         "Returns\n-------\nTensor\n    " +
+         returns +
+         "\n\nRaises\n------\n"
+         "TypeError\n    When an operand is not a Tensor, an int or a float, neither is a "
+         "Tensor, or " +
+         type_error +
+         "\nValueError\n    When two Tensors' shapes differ.\n"
+         "NotImplementedError\n    For a multi-subtensor tensor.\n";
+}
+
+constexpr const char* kOperandsDetail =
+    "Two Tensors must have equal shapes and dtypes; a Python int or float on either side is a "
+    "constant applied to every element. The result is a fresh CPU tensor under the compact "
+    "column-major layout of the shape. Operations on large tensors run without the GIL.";
+
+// The docstring of Tensor.<dunder>(self, other).
+std::string operator_doc(const std::string& expression, const std::string& function) {
+  return "``" + expression + "``: ``sw." + function +
+         "`` of the tensor and ``other``.\n\n"
+         "Returns NotImplemented for an operand that is not a Tensor, an int or a float, so that "
+         "Python tries the reflected operator.\n\n"
+         "Parameters\n----------\nother : Tensor or int or float\n    The other operand.\n\n"
+         "Returns\n-------\nTensor\n    The result, as ``sw." +
+         function +
+         "`` returns it.\n\n"
+         "Raises\n------\nTypeError\n    As ``sw." +
+         function +
+         "`` raises it for the dtypes.\nValueError\n    When two Tensors' shapes differ.\n";
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
+  const std::string arithmetic =
+      "autograd records the operation under grad mode (see strideweave.autograd).";
   m.def(
-      "add", [](py::handle a, py::handle b) { return function(Kind::kAdd, a, b); }, py::arg("a"),
-      py::arg("b"), "a + b element by element (equal shapes), or a Tensor plus a constant.");
-  m.def(
-      "sub", [](py::handle a, py::handle b) { return function(Kind::kSub, a, b); }, py::arg("a"),
-      py::arg("b"), "a - b element by element (equal shapes), or with a constant.");
-  m.def(
-      "mul", [](py::handle a, py::handle b) { return function(Kind::kMul, a, b); }, py::arg("a"),
-      py::arg("b"), "a * b element by element (equal shapes), or with a constant.");
-  m.def(
-      "div", [](py::handle a, py::handle b) { return function(Kind::kDiv, a, b); }, py::arg("a"),
+      "add", [](OperandArg a, OperandArg b) { return function(Kind::kAdd, a, b); }, py::arg("a"),
       py::arg("b"),
-      "a / b element by element (equal shapes), or with a constant: true division of Float32 "
-      "operands (Int32 is TypeError: there is no promotion).");
-  m.def("neg", &neg, py::arg("t"), "-t element by element.");
+      binary_doc("Element-wise sum ``a + b``.", std::string(kOperandsDetail) + " The " + arithmetic,
+                 "The sums, of the operands' dtype.", "the dtypes differ or do not add.")
+          .c_str());
+  m.def(
+      "sub", [](OperandArg a, OperandArg b) { return function(Kind::kSub, a, b); }, py::arg("a"),
+      py::arg("b"),
+      binary_doc(
+          "Element-wise difference ``a - b``.", std::string(kOperandsDetail) + " The " + arithmetic,
+          "The differences, of the operands' dtype.", "the dtypes differ or do not subtract.")
+          .c_str());
+  m.def(
+      "mul", [](OperandArg a, OperandArg b) { return function(Kind::kMul, a, b); }, py::arg("a"),
+      py::arg("b"),
+      binary_doc("Element-wise product ``a * b``.",
+                 std::string(kOperandsDetail) + " The " + arithmetic,
+                 "The products, of the operands' dtype.", "the dtypes differ or do not multiply.")
+          .c_str());
+  m.def(
+      "div", [](OperandArg a, OperandArg b) { return function(Kind::kDiv, a, b); }, py::arg("a"),
+      py::arg("b"),
+      binary_doc("Element-wise true division ``a / b`` of Float32 operands.",
+                 std::string(kOperandsDetail) +
+                     " Division by zero gives inf or nan as IEEE 754 does. The " + arithmetic,
+                 "The Float32 quotients.",
+                 "an operand is Int32 (there is no promotion) or the dtypes differ.")
+          .c_str());
+  m.def("neg", &neg, py::arg("t"), R"doc(Element-wise negation ``-t``.
+
+The result is a fresh CPU tensor under the compact column-major layout of the
+shape; autograd records the operation under grad mode.
+
+Parameters
+----------
+t : Tensor
+    The operand (Float32 or Int32).
+
+Returns
+-------
+Tensor
+    The negated values, of ``t``'s dtype.
+
+Raises
+------
+TypeError
+    When ``t`` is not a Tensor or its dtype has no negation.
+NotImplementedError
+    For a multi-subtensor tensor.
+)doc");
   for (const auto& [name, kind, symbol] :
        {std::tuple{"eq", Kind::kEq, "=="}, std::tuple{"ne", Kind::kNe, "!="},
         std::tuple{"lt", Kind::kLt, "<"}, std::tuple{"le", Kind::kLe, "<="},
         std::tuple{"gt", Kind::kGt, ">"}, std::tuple{"ge", Kind::kGe, ">="}}) {
+    const bool equality = kind == Kind::kEq || kind == Kind::kNe;
     m.def(
-        name, [kind = kind](py::handle a, py::handle b) { return function(kind, a, b); },
+        name, [kind = kind](OperandArg a, OperandArg b) { return function(kind, a, b); },
         py::arg("a"), py::arg("b"),
-        (std::string("a ") + symbol +
-         " b element by element (equal shapes), or with a constant: a Bool tensor, recorded by "
-         "no autograd node.")
+        binary_doc(std::string("Element-wise comparison ``a ") + symbol + " b``.",
+                   std::string(kOperandsDetail) +
+                       " Float32 NaN compares as IEEE 754 says. No autograd node records a "
+                       "comparison.",
+                   "Bool values, one per element.",
+                   equality ? "the dtypes differ or are not Float32, Int32 or Bool."
+                            : "the dtypes differ or are not Float32 or Int32.")
             .c_str());
   }
   m.def("sum", &sum, py::arg("t"), py::arg("modes") = py::none(),
-        "The sum over the given top-level modes (every mode when None).");
+        R"doc(The sum of ``t``'s values over the given top-level modes.
+
+The summed modes are removed from the shape; summing every mode gives a
+rank-0 tensor. The result is fresh CPU storage; autograd records the
+operation under grad mode.
+
+Parameters
+----------
+t : Tensor
+    The operand (Float32 or Int32).
+modes : int or sequence of int, optional
+    The top-level modes to sum over; every mode when None.
+
+Returns
+-------
+Tensor
+    The sums, of ``t``'s dtype.
+
+Raises
+------
+TypeError
+    When ``t`` is not a Tensor, a mode is not an integer, or the dtype has
+    no sum.
+ValueError
+    When a mode is out of range or repeats.
+NotImplementedError
+    For a multi-subtensor tensor.
+)doc");
 
   auto tensor = py::reinterpret_borrow<py::class_<Tensor, py::smart_holder>>(m.attr("Tensor"));
-  tensor.def("__add__", [](py::handle s, py::handle o) { return op(Kind::kAdd, s, o, false); })
-      .def("__radd__", [](py::handle s, py::handle o) { return op(Kind::kAdd, s, o, true); })
-      .def("__sub__", [](py::handle s, py::handle o) { return op(Kind::kSub, s, o, false); })
-      .def("__rsub__", [](py::handle s, py::handle o) { return op(Kind::kSub, s, o, true); })
-      .def("__mul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, false); })
-      .def("__rmul__", [](py::handle s, py::handle o) { return op(Kind::kMul, s, o, true); })
-      .def("__truediv__", [](py::handle s, py::handle o) { return op(Kind::kDiv, s, o, false); })
-      .def("__rtruediv__", [](py::handle s, py::handle o) { return op(Kind::kDiv, s, o, true); })
-      // Python reflects a comparison by the mirrored operator (2 < t is t > 2).
-      .def("__eq__", [](py::handle s, py::handle o) { return op(Kind::kEq, s, o, false); })
-      .def("__ne__", [](py::handle s, py::handle o) { return op(Kind::kNe, s, o, false); })
-      .def("__lt__", [](py::handle s, py::handle o) { return op(Kind::kLt, s, o, false); })
-      .def("__le__", [](py::handle s, py::handle o) { return op(Kind::kLe, s, o, false); })
-      .def("__gt__", [](py::handle s, py::handle o) { return op(Kind::kGt, s, o, false); })
-      .def("__ge__", [](py::handle s, py::handle o) { return op(Kind::kGe, s, o, false); })
-      .def("__neg__", &neg)
-      .def("sum", &sum, py::arg("modes") = py::none(),
-           "The sum over the given top-level modes (every mode when None).");
+  using Self = Hint<"Tensor">;
+  for (const auto& [name, kind, reflected, expression, function_name] :
+       {std::tuple{"__add__", Kind::kAdd, false, "self + other", "add"},
+        std::tuple{"__radd__", Kind::kAdd, true, "other + self", "add"},
+        std::tuple{"__sub__", Kind::kSub, false, "self - other", "sub"},
+        std::tuple{"__rsub__", Kind::kSub, true, "other - self", "sub"},
+        std::tuple{"__mul__", Kind::kMul, false, "self * other", "mul"},
+        std::tuple{"__rmul__", Kind::kMul, true, "other * self", "mul"},
+        std::tuple{"__truediv__", Kind::kDiv, false, "self / other", "div"},
+        std::tuple{"__rtruediv__", Kind::kDiv, true, "other / self", "div"},
+        // Python reflects a comparison by the mirrored operator (2 < t is t > 2).
+        std::tuple{"__eq__", Kind::kEq, false, "self == other", "eq"},
+        std::tuple{"__ne__", Kind::kNe, false, "self != other", "ne"},
+        std::tuple{"__lt__", Kind::kLt, false, "self < other", "lt"},
+        std::tuple{"__le__", Kind::kLe, false, "self <= other", "le"},
+        std::tuple{"__gt__", Kind::kGt, false, "self > other", "gt"},
+        std::tuple{"__ge__", Kind::kGe, false, "self >= other", "ge"}}) {
+    tensor.def(
+        name, [ kind = kind, reflected = reflected ](Self s, OperandArg o)->Hint<"Tensor"> {
+          return op(kind, s, o, reflected);
+        },
+        py::arg("other"), operator_doc(expression, function_name).c_str());
+  }
+  tensor
+      .def("__neg__", &neg, R"doc(``-self``: ``sw.neg`` of the tensor.
+
+Returns
+-------
+Tensor
+    The negated values.
+
+Raises
+------
+TypeError
+    When the dtype has no negation.
+)doc")
+      .def(
+          "sum",
+          [](Self t, Hint<"int | collections.abc.Sequence[int] | None"> modes) {
+            return sum(t, modes);
+          },
+          py::arg("modes") = py::none(),
+          R"doc(``sw.sum(self, modes)``: the sum over the given top-level modes.
+
+Parameters
+----------
+modes : int or sequence of int, optional
+    The top-level modes to sum over; every mode when None.
+
+Returns
+-------
+Tensor
+    The sums, of the tensor's dtype.
+
+Raises
+------
+TypeError
+    When a mode is not an integer or the dtype has no sum.
+ValueError
+    When a mode is out of range or repeats.
+)doc");
   // Defining __eq__ drops the inherited hash; a Tensor hashes by identity, with
   // object's hash function (as PyTorch's tensors do).
   tensor.def("__hash__", [](py::handle self) {

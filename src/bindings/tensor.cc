@@ -23,6 +23,7 @@
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/checked_math.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 #include "value_convert.h"
 
 namespace py = pybind11;
@@ -97,7 +98,10 @@ void read_nested(py::handle obj, std::size_t depth, std::vector<int64_t>& extent
   for (py::handle e : items) read_nested(e, depth + 1, extents, values);
 }
 
-std::shared_ptr<Tensor> tensor_factory(py::object values, py::object dtype) {
+std::shared_ptr<Tensor> tensor_factory(
+    Hint<"collections.abc.Sequence | Tensor | numpy.ndarray | torch.Tensor"> given,
+    Hint<"DType | numpy.dtype | torch.dtype | str | None"> dtype) {
+  py::object values = given;
   const std::optional<DType> requested = to_optional_dtype(dtype, "tensor: dtype");
   if (py::isinstance<Tensor>(values)) {
     // The copy tolist() would make, without the lists: one strided copy. An
@@ -198,14 +202,49 @@ IndexItem to_index_item(py::handle item) {
 
 }  // namespace
 
-void bind_tensor(py::module_& m) {
-  py::class_<Tensor, py::smart_holder>(m, "Tensor", R"doc(
-A logical dtype plus one subtensor (carrier, offset, layout), or validated planes.
+namespace {
 
-Tensor(carrier, layout, offset=0) views a window of carrier; see
-spec/core-tensor-representation.
+// The types the factories' and views' checked arguments accept, as signatures show them.
+using DTypeArg = Hint<"DType | numpy.dtype | torch.dtype | str | None">;
+using ShapeArg = Hint<"int | tuple">;
+using Scalar = Hint<"bool | int | float">;
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::class_<Tensor, py::smart_holder>(
+      m, "Tensor",
+      R"doc(A typed window of storage: a logical dtype plus one subtensor, or validated planes.
+
+A single-subtensor Tensor is a dtype, a carrier that holds the values, a
+Layout that maps logical coordinates to the carrier's slots, and an offset.
+Views (indexing, ``relayout``, ``T``, ``transpose``, ``permute``,
+``reshape``, ``broadcast_to``) address the same carrier; the factories
+(``tensor``, ``zeros``, ``full``, ``arange``) and the operations copy into
+fresh CPU storage. A multi-subtensor Tensor (``Tensor.from_planes``) holds a
+compound dtype's fields as one plane per field.
+
+Parameters
+----------
+carrier : Carrier
+    The storage the tensor reads and writes; its dtype is the tensor's dtype.
+layout : Layout
+    Maps the tensor's coordinates to the carrier's slots; its shape is the
+    tensor's shape.
+offset : int, default 0
+    The slot the layout's index 0 refers to.
+
+Raises
+------
+TypeError
+    When ``carrier`` is not a Carrier or ``layout`` is not a Layout.
+ValueError
+    When ``offset`` is negative, or a layout of non-zero size reaches past the
+    carrier's slots (``offset + cosize`` exceeds them).
+RuntimeError
+    When the carrier is released.
 )doc")
-      .def(py::init([](py::handle carrier, py::handle layout, py::handle offset) {
+      .def(py::init([](Hint<"Carrier"> carrier, Hint<"Layout"> layout, Hint<"int"> offset) {
              if (!py::isinstance<Carrier>(carrier)) {
                throw TypeError("Tensor carrier " + object_repr(carrier) + " is not a Carrier");
              }
@@ -218,7 +257,8 @@ spec/core-tensor-representation.
            py::arg("carrier"), py::arg("layout"), py::arg("offset") = 0)
       .def_static(
           "from_planes",
-          [](py::handle dtype, py::handle planes) {
+          [](Hint<"DType | numpy.dtype | torch.dtype | str"> dtype,
+             Hint<"collections.abc.Iterable[Tensor]"> planes) {
             const DType compound = to_dtype(dtype, "from_planes dtype");
             std::vector<std::shared_ptr<Tensor>> converted;
             for (py::handle p : planes) {
@@ -229,68 +269,322 @@ spec/core-tensor-representation.
             }
             return Tensor::from_planes(compound, std::move(converted));
           },
-          py::arg("dtype"), py::arg("planes"))
-      .def_property_readonly("dtype", getter<&Tensor::dtype>())
-      .def_property_readonly("shape", [](const Tensor& t) { return from_int_tuple(t.shape()); })
-      .def_property_readonly("carrier",
-                             [](const Tensor& t) { return t.subtensor("carrier").carrier; })
-      .def_property_readonly("layout", [](const Tensor& t) { return t.subtensor("layout").layout; })
-      .def_property_readonly("offset", [](const Tensor& t) { return t.subtensor("offset").offset; })
-      .def_property_readonly("is_multi_subtensor", getter<&Tensor::is_multi_subtensor>())
-      .def_property_readonly("planes", [](const Tensor& t) { return t.planes(); })
-      .def("tolist", &tolist)
-      .def("is_mutable", &Tensor::is_mutable, self_not_none)
+          py::arg("dtype"), py::arg("planes"),
+          R"doc(A multi-subtensor Tensor holding a compound dtype's fields as planes.
+
+Plane k holds field k's values; the planes are validated, not copied: each
+must be a single-subtensor Tensor of that field's dtype, all of one shape.
+
+Parameters
+----------
+dtype : DType or numpy.dtype or torch.dtype or str
+    The compound dtype.
+planes : iterable of Tensor
+    One Tensor per field, in field order.
+
+Returns
+-------
+Tensor
+    The multi-subtensor Tensor; its ``planes`` are the given tensors.
+
+Raises
+------
+TypeError
+    When ``dtype`` names no dtype or is not compound, or a plane is not a
+    Tensor.
+ValueError
+    When the number of planes, a plane's dtype or a plane's shape does not
+    match.
+)doc")
+      .def_property_readonly("dtype", getter<&Tensor::dtype>(),
+                             "DType: the logical dtype of the tensor's values.")
+      .def_property_readonly(
+          "shape", [](const Tensor& t)->Hint<"int | tuple"> { return from_int_tuple(t.shape()); },
+          "int or tuple: the shape, its layout's shape (an int for an integral shape, a possibly "
+          "nested tuple otherwise).")
+      .def_property_readonly(
+          "carrier", [](const Tensor& t) { return t.subtensor("carrier").carrier; },
+          "Carrier: the storage the tensor addresses. Raises NotImplementedError for a "
+          "multi-subtensor tensor (read ``planes``).")
+      .def_property_readonly(
+          "layout", [](const Tensor& t) { return t.subtensor("layout").layout; },
+          "Layout: the map from coordinates to the carrier's slots. Raises NotImplementedError for "
+          "a "
+          "multi-subtensor tensor.")
+      .def_property_readonly(
+          "offset", [](const Tensor& t) { return t.subtensor("offset").offset; },
+          "int: the slot the layout's index 0 refers to. Raises NotImplementedError for a "
+          "multi-subtensor tensor.")
+      .def_property_readonly("is_multi_subtensor", getter<&Tensor::is_multi_subtensor>(),
+                             "bool: whether the tensor holds planes (``Tensor.from_planes``).")
+      .def_property_readonly(
+          "planes", [](const Tensor& t) { return t.planes(); },
+          "list of Tensor: the planes of a multi-subtensor tensor, one per field; empty for "
+          "a single-subtensor tensor.")
+      .def(
+          "tolist", [](const Tensor& t)->Hint<"list | typing.Any"> { return tolist(t); },
+          R"doc(The tensor's values as nested Python lists, read through its layout.
+
+One list level per leaf mode, the first leaf mode outermost: element
+``[i0][i1]...`` is the value at leaf coordinate ``(i0, i1, ...)``. An
+integral shape gives a flat list and the empty shape ``()`` a single value.
+Values are bools, ints and floats for Bool, Int32 and Float32, the stored
+objects for the abstract dtypes, and tuples of field values for a compound
+dtype. Reading runs without the GIL and changes no version.
+
+Returns
+-------
+list or Any
+    The nested values: a list, or the single value for shape ``()``.
+
+Raises
+------
+RuntimeError
+    When the carrier (or a plane's carrier) is released.
+)doc")
+      .def("is_mutable", &Tensor::is_mutable, self_not_none,
+           R"doc(Whether the tensor's carrier is publicly mutable now.
+
+Returns
+-------
+bool
+    The carrier's public mutability at the moment of the call.
+)doc")
       .def(
           "relayout",
-          [](const Tensor& t, const Layout& layout, py::handle offset) {
+          [](const Tensor& t, const Layout& layout, Hint<"int"> offset) {
             return ops::relayout(t.shared_from_this(), layout, to_int64(offset, "relayout offset"));
           },
-          py::arg("layout"), py::arg("offset") = 0)
+          py::arg("layout"), py::arg("offset") = 0,
+          R"doc(The view of the same carrier under another layout and offset.
+
+The view is validated as the Tensor constructor validates its arguments;
+under grad mode it is recorded by autograd.
+
+Parameters
+----------
+layout : Layout
+    The view's layout.
+offset : int, default 0
+    The view's offset into the carrier.
+
+Returns
+-------
+Tensor
+    The view; it shares the carrier.
+
+Raises
+------
+TypeError
+    When ``layout`` is not a Layout or ``offset`` not an integer.
+ValueError
+    When ``offset`` is negative or the window reaches past the carrier's
+    slots.
+NotImplementedError
+    For a multi-subtensor tensor.
+)doc")
       .def(
           "broadcast_to",
-          [](const Tensor& t, py::handle shape) {
+          [](const Tensor& t, ShapeArg shape) {
             return ops::broadcast_to(t.shared_from_this(),
                                      to_int_tuple(shape, "broadcast_to shape"));
           },
-          py::arg("shape"))
-      .def("__getitem__",
-           [](const Tensor& t, py::handle key) {
-             std::vector<IndexItem> items;
-             if (PyTuple_Check(key.ptr())) {
-               for (py::handle k : key) items.push_back(to_index_item(k));
-             } else {
-               items.push_back(to_index_item(key));
-             }
-             return ops::index(t.shared_from_this(), items);
-           })
-      .def("__len__", &Tensor::length, self_not_none)
+          py::arg("shape"),
+          R"doc(The view of the tensor broadcast to ``shape``, with stride 0 where it repeats.
+
+The view's leading modes are the tensor's modes, each equal to the target's
+mode or of extent 1 (then given the target's extent with stride 0); further
+target modes get stride 0. Nothing is copied.
+
+Parameters
+----------
+shape : int or tuple
+    The target shape.
+
+Returns
+-------
+Tensor
+    The broadcast view over the same carrier.
+
+Raises
+------
+TypeError
+    When ``shape`` is not an int or a nested tuple of ints.
+ValueError
+    When the tensor's shape does not broadcast to ``shape`` (naming both).
+NotImplementedError
+    For a multi-subtensor tensor.
+)doc")
+      .def(
+          "__getitem__",
+          [](const Tensor& t, Hint<"int | slice | tuple[int | slice, ...]"> key) {
+            std::vector<IndexItem> items;
+            if (PyTuple_Check(key.ptr())) {
+              for (py::handle k : key) items.push_back(to_index_item(k));
+            } else {
+              items.push_back(to_index_item(key));
+            }
+            return ops::index(t.shared_from_this(), items);
+          },
+          py::arg("key"),
+          R"doc(``t[key]``: the view selecting coordinates of the top-level modes, in order.
+
+An integer fixes its mode's coordinate (colexicographic for a tuple mode) and
+drops the mode; negative integers count from the end. A slice restricts an
+integral mode (bounds clamped as for Python sequences, positive step); a
+tuple mode takes only the full slice ``:``. Missing trailing positions mean
+full slices. The view shares the carrier.
+
+Parameters
+----------
+key : int or slice or tuple of int and slice
+    One index per leading top-level mode.
+
+Returns
+-------
+Tensor
+    The view.
+
+Raises
+------
+TypeError
+    When an index is neither an integer nor a slice.
+IndexError
+    When an integer is out of range, or there are more indices than modes.
+ValueError
+    For a negative or zero step, or a partial slice of a tuple mode.
+)doc")
+      .def("__len__", &Tensor::length, self_not_none,
+           R"doc(``len(t)``: the extent of the first top-level mode.
+
+Returns
+-------
+int
+    The size of the first top-level mode (the extent of an integral shape).
+
+Raises
+------
+TypeError
+    For a rank-0 tensor (shape ``()``).
+)doc")
       .def("__repr__", &format_tensor)
       .def("_read_encoded_into", &read_encoded_into, py::arg("buffer"),
            "Writes the values in flat order, natively encoded, into a contiguous buffer.");
 
   m.def("tensor", &tensor_factory, py::arg("values"), py::arg("dtype") = py::none(),
-        "A Tensor copying nested sequences (or anything with tolist()) into a new CPU carrier.");
+        R"doc(A new Tensor copying ``values`` into fresh CPU storage.
+
+Nested sequences give one mode per nesting level, the first level outermost;
+an object with a ``tolist()`` method (a NumPy array, a PyTorch tensor) is read
+through it; a Tensor is copied (a compound one with its dtype, shape and
+records). The result is publicly mutable, at offset 0, under the compact
+column-major layout of its shape. Without ``dtype``, all-bool values give
+Bool, all-integer Int32 and any float Float32; NumPy or PyTorch float64 or
+int64 data then narrows with a UserWarning.
+
+Parameters
+----------
+values : sequence or Tensor or array-like
+    The values, nested at most 64 levels.
+dtype : DType or numpy.dtype or torch.dtype or str, optional
+    The dtype; inferred from the values when None.
+
+Returns
+-------
+Tensor
+    The new tensor.
+
+Raises
+------
+TypeError
+    When ``dtype`` names no strideweave dtype, a value's type does not fit
+    the dtype, or a compound Tensor is asked for another dtype.
+ValueError
+    For ragged nesting, nesting deeper than 64 levels, or a value the dtype
+    cannot represent.
+MemoryError
+    When the storage cannot be allocated.
+)doc");
   m.def(
       "zeros",
-      [](py::handle shape, py::object dtype) {
+      [](ShapeArg shape, DTypeArg dtype) {
         const IntTuple converted = to_int_tuple(shape, "zeros shape");
         const DType element = to_optional_dtype(dtype, "zeros: dtype").value_or(DType::Float32());
         return without_gil([&] { return zeros(converted, element); });
       },
-      py::arg("shape"), py::arg("dtype") = py::none());
+      py::arg("shape"), py::arg("dtype") = py::none(),
+      R"doc(A new Tensor of ``shape`` filled with zeros, in fresh CPU storage.
+
+The result is publicly mutable, at offset 0, under the compact column-major
+layout of ``shape``.
+
+Parameters
+----------
+shape : int or tuple
+    The shape: an int or a possibly nested tuple of non-negative ints.
+dtype : DType or numpy.dtype or torch.dtype or str, optional
+    The dtype; Float32 when None.
+
+Returns
+-------
+Tensor
+    The new tensor.
+
+Raises
+------
+TypeError
+    When ``shape`` is not an int or nested tuple of ints, or ``dtype`` names
+    no strideweave dtype.
+ValueError
+    When an extent is negative or the elements need more than 2**63 - 1
+    bytes.
+MemoryError
+    When the storage cannot be allocated.
+)doc");
   m.def(
       "full",
-      [](py::handle shape, py::handle value, py::object dtype) {
+      [](ShapeArg shape, Scalar value, DTypeArg dtype) {
         const IntTuple converted = to_int_tuple(shape, "full shape");
         const std::optional<DType> element = to_optional_dtype(dtype, "full: dtype");
         if (!element) warn_if_narrowed(value, "full");
         const Value fill = to_value(value);
         return without_gil([&] { return full(converted, fill, element); });
       },
-      py::arg("shape"), py::arg("value"), py::arg("dtype") = py::none());
+      py::arg("shape"), py::arg("value"), py::arg("dtype") = py::none(),
+      R"doc(A new Tensor of ``shape`` with every element ``value``, in fresh CPU storage.
+
+The result is publicly mutable, at offset 0, under the compact column-major
+layout of ``shape``.
+
+Parameters
+----------
+shape : int or tuple
+    The shape: an int or a possibly nested tuple of non-negative ints.
+value : bool or int or float
+    The fill value.
+dtype : DType or numpy.dtype or torch.dtype or str, optional
+    The dtype; inferred from ``value`` (Bool, Int32 or Float32) when None.
+
+Returns
+-------
+Tensor
+    The new tensor.
+
+Raises
+------
+TypeError
+    When ``shape`` or ``value`` has the wrong type, or ``dtype`` names no
+    strideweave dtype.
+ValueError
+    When an extent is negative, ``value`` is out of the dtype's range, or the
+    elements need more than 2**63 - 1 bytes.
+MemoryError
+    When the storage cannot be allocated.
+)doc");
   m.def(
       "arange",
-      [](py::handle start, py::object stop, py::handle step, py::object dtype) {
+      [](Hint<"int | float"> start, Hint<"int | float | None"> stop, Hint<"int | float"> step,
+         DTypeArg dtype) {
         const std::optional<DType> element = to_optional_dtype(dtype, "arange: dtype");
         // One warning, for the first bound narrowed.
         if (!element && !warn_if_narrowed(start, "arange") && !warn_if_narrowed(stop, "arange")) {
@@ -307,7 +601,39 @@ spec/core-tensor-representation.
         return without_gil([&] { return arange(first, last, increment, element); });
       },
       py::arg("start"), py::arg("stop") = py::none(), py::arg("step") = 1,
-      py::arg("dtype") = py::none());
+      py::arg("dtype") = py::none(),
+      R"doc(A new rank-1 Tensor of ``start, start + step, ...`` up to ``stop`` (excluded).
+
+As NumPy's ``arange``: ``arange(n)`` counts from 0 to ``n - 1``. The result is
+in fresh, publicly mutable CPU storage.
+
+Parameters
+----------
+start : int or float
+    The first value, or the stop when ``stop`` is None (the start is then 0).
+stop : int or float, optional
+    The end, excluded.
+step : int or float, default 1
+    The increment.
+dtype : DType or numpy.dtype or torch.dtype or str, optional
+    The dtype; Int32 for integer bounds and Float32 when any is a float when
+    None.
+
+Returns
+-------
+Tensor
+    The new tensor.
+
+Raises
+------
+TypeError
+    When a bound is not a number, or ``dtype`` names no strideweave dtype.
+ValueError
+    When the length cannot be computed (a NaN bound or a zero step) or is
+    infinite, or the elements need more than 2**63 - 1 bytes.
+MemoryError
+    When the storage cannot be allocated.
+)doc");
 }
 
 }  // namespace strideweave::bindings

@@ -50,10 +50,30 @@ class _GradMode:
 
 
 def no_grad() -> _GradMode:
-    """Operations record no autograd nodes inside the block (this thread only)."""
+    """A context manager (and decorator) under which operations record no autograd nodes.
+
+    It sets the calling thread's grad mode off inside a ``with`` block, or around
+    each call of a function it decorates, and restores the previous mode after;
+    other threads are not affected.
+
+    Returns
+    -------
+    context manager
+        Use it as ``with sw.no_grad():`` or as ``@sw.no_grad()``.
+    """
     return _GradMode(False)
 
 
 def enable_grad() -> _GradMode:
-    """Operations record autograd nodes inside the block (this thread only)."""
+    """A context manager (and decorator) under which operations record autograd nodes.
+
+    It sets the calling thread's grad mode on inside a ``with`` block, or around
+    each call of a function it decorates (inside ``no_grad`` too), and restores
+    the previous mode after; other threads are not affected.
+
+    Returns
+    -------
+    context manager
+        Use it as ``with sw.enable_grad():`` or as ``@sw.enable_grad()``.
+    """
     return _GradMode(True)

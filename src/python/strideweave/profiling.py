@@ -73,5 +73,16 @@ class Profile:
 
 
 def profile() -> Profile:
-    """A new Profile, to be entered with ``with``."""
+    """A new profiling session, to be entered once with ``with``.
+
+    ``with sw.profile() as prof:`` collects, from every thread, one event per
+    operation and two per move (submission and completion) while the block runs;
+    ``prof.events``, ``prof.key_averages()`` and ``prof.export_chrome_trace(path)``
+    read them afterwards (see docs/profiling.md).
+
+    Returns
+    -------
+    Profile
+        The session, not yet started.
+    """
     return Profile()

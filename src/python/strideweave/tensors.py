@@ -75,12 +75,35 @@ def _numpy() -> Any:
     return numpy
 
 
-def _array(self: Tensor, dtype: object = None, copy: bool | None = None) -> Any:
-    """NumPy 2's ``__array__``: ``np.asarray(t)`` and ``np.array(t)``.
+def _array(self: Tensor, dtype: Any = None, copy: bool | None = None) -> Any:
+    """NumPy's ``__array__`` protocol: ``np.asarray(t)`` and ``np.array(t)``.
 
-    copy=None views the carrier through DLPack export where export is allowed
-    and copies otherwise; copy=True always copies; copy=False raises ValueError
-    where no zero-copy view exists. dtype converts, copying where needed.
+    The array has the tensor's leaf extents as its shape. Without a copy it is a
+    zero-copy view of the carrier through DLPack export (read-only exactly when
+    the tensor is not publicly mutable); otherwise the values are copied into a
+    new writable array read through the carriers in bulk. NumPy is imported on
+    first use.
+
+    Parameters
+    ----------
+    dtype : numpy.dtype, optional
+        The array's dtype; converting to another dtype copies.
+    copy : bool, optional
+        None views where export is allowed and copies otherwise; True always
+        copies; False demands a view.
+
+    Returns
+    -------
+    numpy.ndarray
+        The view or the copy.
+
+    Raises
+    ------
+    ValueError
+        When ``copy`` is False and no zero-copy view exists, or the dtype
+        conversion needs a copy.
+    RuntimeError
+        When a carrier is released.
     """
     np = _numpy()
     if copy is not True:
@@ -103,8 +126,23 @@ def _array(self: Tensor, dtype: object = None, copy: bool | None = None) -> Any:
 
 
 def _iterate(self: Tensor) -> Iterator[Tensor]:
-    """Views of the first mode's items in order: t[0], t[1], ... (0-d tensors
-    for a rank-1 tensor), as iterating a PyTorch tensor yields."""
+    """``iter(t)``: the views ``t[0], t[1], ...`` of the first mode's items.
+
+    As iterating a PyTorch tensor, a rank-1 tensor yields rank-0 tensors, not
+    Python scalars; each item shares the carrier.
+
+    Returns
+    -------
+    Iterator[Tensor]
+        The views, in order.
+
+    Raises
+    ------
+    TypeError
+        For a rank-0 tensor.
+    NotImplementedError
+        For a multi-subtensor tensor.
+    """
     if self.shape == ():
         raise TypeError("iteration over a 0-d tensor")
     if self.is_multi_subtensor:
@@ -132,7 +170,18 @@ def _only_value(t: Tensor) -> Any:
 
 
 def _truth(self: Tensor) -> bool:
-    """The truth of a one-element tensor's value; ValueError otherwise, as NumPy."""
+    """``bool(t)``: the truth of a one-element tensor's value, as NumPy decides it.
+
+    Returns
+    -------
+    bool
+        ``bool(t.item())``.
+
+    Raises
+    ------
+    ValueError
+        When the tensor does not have exactly one element.
+    """
     size = _size(self)
     if size != 1:
         raise ValueError(
@@ -143,9 +192,21 @@ def _truth(self: Tensor) -> bool:
 
 
 def _item(self: Tensor) -> Any:
-    """The value of a one-element tensor of any shape and layout: a bool, int or float
-    by dtype (a tuple of field values for a compound dtype). ValueError for any other
-    number of elements."""
+    """The value of a one-element tensor of any shape and layout, as tolist() reads it.
+
+    Returns
+    -------
+    bool or int or float or tuple or Any
+        A bool, int or float for Bool, Int32 and Float32, the stored value for an
+        abstract dtype, a tuple of field values for a compound dtype.
+
+    Raises
+    ------
+    ValueError
+        When the tensor does not have exactly one element (naming the count).
+    RuntimeError
+        When the carrier is released.
+    """
     size = _size(self)
     if size != 1:
         raise ValueError(
@@ -166,21 +227,64 @@ def _scalar(self: Tensor, convert: type, name: str) -> Any:
 
 
 def _float(self: Tensor) -> float:
-    """``float(t)``: float(t.item()) for a one-element tensor of a scalar dtype."""
+    """``float(t)``: ``float(t.item())`` for a one-element tensor of a scalar dtype.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    TypeError
+        For a compound dtype (naming it; use ``t.item()``).
+    ValueError
+        When the tensor does not have exactly one element.
+    """
     return _scalar(self, float, "float")
 
 
 def _int(self: Tensor) -> int:
-    """``int(t)``: int(t.item()) for a one-element tensor of a scalar dtype (a float value
-    truncates toward zero, as int() does)."""
+    """``int(t)``: ``int(t.item())`` for a one-element tensor of a scalar dtype.
+
+    A float value truncates toward zero, as ``int()`` does. Tensor defines no
+    ``__index__``, so a tensor is never taken as a sequence index.
+
+    Returns
+    -------
+    int
+        The value.
+
+    Raises
+    ------
+    TypeError
+        For a compound dtype (naming it; use ``t.item()``).
+    ValueError
+        When the tensor does not have exactly one element.
+    """
     return _scalar(self, int, "int")
 
 
 def _to_numpy(self: Tensor) -> Any:
-    """The zero-copy NumPy view ``np.asarray(t)`` gives (aliasing the carrier's slots,
-    read-only exactly when the tensor is not publicly mutable). TypeError where no view
-    exists (``np.array(t)`` copies), RuntimeError for a tensor with elements over a
-    released carrier."""
+    """The zero-copy NumPy view of the tensor, the array ``np.asarray(t)`` gives.
+
+    It aliases the carrier's slots, has the leaf extents as its shape and is
+    read-only exactly when the tensor is not publicly mutable. Only a
+    single-subtensor Float32 or Int32 tensor over a carrier that exports to the
+    host has one; ``np.array(t)`` copies any tensor.
+
+    Returns
+    -------
+    numpy.ndarray
+        The view.
+
+    Raises
+    ------
+    TypeError
+        When no zero-copy view exists (saying why).
+    RuntimeError
+        When the tensor has elements over a released carrier.
+    """
     view, reason = _exported(_numpy(), self)
     if view is None and not self.is_multi_subtensor and self.carrier.is_released:
         raise RuntimeError(f"numpy() of a tensor over a released carrier: {reason}")

@@ -1,0 +1,330 @@
+"""core-tensor-representation: every public member is documented.
+
+What is walked: every name in ``strideweave.__all__``; for a class, every member
+defined in the class's own namespace (``vars(cls)``; an inherited member is checked
+on the class that defines it) whose name is public (no leading underscore) or is a
+dunder of a public protocol. Dunders that are object plumbing are skipped, because
+their contract is Python's data model and the class docstring already says what the
+object is: ``__init__`` (a constructor's parameters are documented in the class
+docstring, which is where Sphinx and ``help(cls)`` show them), ``__new__``,
+``__init_subclass__``, ``__subclasshook__``, ``__repr__``, ``__str__``,
+``__hash__``, ``__getstate__``/``__setstate__`` (pickling), ``__module__``,
+``__doc__``, ``__dict__``, ``__weakref__`` and pybind11's ``_pybind11_conduit_v1_``.
+Every other dunder (``__getitem__``, ``__len__``, ``__iter__``, ``__dlpack__``,
+``__array__``, the arithmetic and comparison operators, ``__float__``, ``__int__``,
+``__bool__``, ``__enter__``/``__exit__``, ``__call__``, ...) is checked.
+
+A docstring fails when it is missing or empty; when nothing but signature lines is
+left after removing pybind11's signature lines (``name(...) -> ...``, "Overloaded
+function." and numbered overload lines); when a signature line names ``object`` as a
+parameter or return type (``: object``, ``-> object``), since a real type is meant;
+and, for a callable that takes parameters (besides ``self``), when it lacks a
+"Parameters" and a "Raises" section, or, when it returns something other than None,
+a "Returns" section. A class that a caller constructs with parameters documents them
+in a "Parameters" section of the class docstring. Properties need prose only (their
+description says the value's type). Each DType instance has its own docstring, not
+the class's and not another instance's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+import strideweave as sw
+
+DOC = "core-tensor-representation/public-members-are-documented"
+
+# Half B of issue 26 item 5 documents the members of these classes on another branch:
+# exactly the members that fail here until that branch is merged (strict xfails; then
+# this list is deleted).
+_DOCUMENTED_ON_BRANCH_B = {
+    "AccumulateGrad.variable",
+    "AwaitResult.done",
+    "AwaitResult.wait",
+    "BlockDeviceCarrier",
+    "BlockDeviceCarrier.alignment",
+    "BlockDeviceCarrier.block_size",
+    "BlockDeviceCarrier.direct_io",
+    "BlockDeviceCarrier.path",
+    "BlockDeviceToCpuMoveOperation.destination_class",
+    "BlockDeviceToCpuMoveOperation.source_class",
+    "CPU",
+    "CPU.pointer",
+    "Carrier.__len__",
+    "Carrier.allocate",
+    "Carrier.carrier_class",
+    "Carrier.dlpack_info",
+    "Carrier.dtype",
+    "Carrier.is_mutable",
+    "Carrier.is_released",
+    "Carrier.moves_received",
+    "Carrier.new_like",
+    "Carrier.owner",
+    "Carrier.pinned_by",
+    "Carrier.read",
+    "Carrier.read_range",
+    "Carrier.release",
+    "Carrier.relinquish",
+    "Carrier.slots",
+    "Carrier.take_ownership",
+    "Carrier.tolist",
+    "Carrier.version",
+    "Carrier.version_token",
+    "Carrier.write",
+    "Carrier.write_range",
+    "CarrierDefinition",
+    "CarrierDefinition.carrier_class",
+    "CarrierDefinition.elementwise_fallback",
+    "CarrierDefinition.routes",
+    "ClassDescriptor.__eq__",
+    "ClassDescriptor.definition_state",
+    "ClassDescriptor.kind",
+    "ClassDescriptor.name",
+    "ClassDescriptor.parent",
+    "ClassDescriptor.pinned_destination",
+    "ClassDescriptor.pinned_source",
+    "CpuToBlockDeviceMoveOperation.destination_class",
+    "CpuToBlockDeviceMoveOperation.source_class",
+    "CpuToFileBackedMoveOperation.destination_class",
+    "CpuToFileBackedMoveOperation.source_class",
+    "CpuToMetalMoveOperation.destination_class",
+    "CpuToMetalMoveOperation.source_class",
+    "ElementwiseMoveOperation.destination_class",
+    "ElementwiseMoveOperation.source_class",
+    "Evictable",
+    "Evictable.fast",
+    "Evictable.residency",
+    "Evictable.slow",
+    "FileBacked",
+    "FileBacked.path",
+    "FileBackedToCpuMoveOperation.destination_class",
+    "FileBackedToCpuMoveOperation.source_class",
+    "Generic",
+    "KeyAverage.count",
+    "KeyAverage.kind",
+    "KeyAverage.max_ns",
+    "KeyAverage.mean_ns",
+    "KeyAverage.min_ns",
+    "KeyAverage.name",
+    "KeyAverage.total_ns",
+    "KeyAverages.table",
+    "Metal",
+    "MetalToCpuMoveOperation.destination_class",
+    "MetalToCpuMoveOperation.source_class",
+    "MetalToMetalMoveOperation.destination_class",
+    "MetalToMetalMoveOperation.source_class",
+    "MoveNode.apply",
+    "MoveNode.route",
+    "MoveNode.source_class",
+    "MoveNode.source_layout",
+    "MoveNode.source_version",
+    "MoveOperation.destination_class",
+    "MoveOperation.operation_class",
+    "MoveOperation.source_class",
+    "Node.name",
+    "Node.next_nodes",
+    "Profile.__enter__",
+    "Profile.__exit__",
+    "Profile.export_chrome_trace",
+    "Profile.key_averages",
+    "ProfileEvent.correlation_id",
+    "ProfileEvent.duration_ns",
+    "ProfileEvent.end_ns",
+    "ProfileEvent.name",
+    "ProfileEvent.start_ns",
+    "TiledEvictable",
+    "TiledEvictable.evict",
+    "TiledEvictable.fast_class",
+    "TiledEvictable.make_resident",
+    "TiledEvictable.project",
+    "TiledEvictable.resident_limit",
+    "TiledEvictable.slow_class",
+    "TiledEvictable.tile_count",
+    "TiledEvictable.tile_slots",
+    "TransferProvider.prepare",
+    "TransferRequest.destination",
+    "TransferRequest.destination_alignment",
+    "TransferRequest.destination_block_size",
+    "TransferRequest.dtype",
+    "TransferRequest.element_count",
+    "TransferRequest.layout",
+    "TransferRequest.offset",
+    "TransferRequest.route_id",
+    "TransferRequest.source",
+    "TransferRequest.source_alignment",
+    "TransferRequest.source_block_size",
+    "TransferRequest.tensor",
+    "TransferRoute",
+    "TransferRoute.destination_class",
+    "TransferRoute.provider",
+    "TransferRoute.route_id",
+    "TransferRoute.source_class",
+    "VersionToken.__eq__",
+    "VersionToken.is_current",
+    "VersionToken.version",
+}
+
+_SKIPPED_DUNDERS = {
+    "__init__",
+    "__new__",
+    "__init_subclass__",
+    "__subclasshook__",
+    "__repr__",
+    "__str__",
+    "__hash__",
+    "__getstate__",
+    "__setstate__",
+    "__module__",
+    "__doc__",
+    "__dict__",
+    "__weakref__",
+    "__qualname__",
+    "__annotations__",
+    "__slots__",
+    "__orig_bases__",
+    "__parameters__",
+}
+
+# Members whose parameter truly takes any object: value equality takes any operand and
+# returns NotImplemented for one of another type, as Python's data model asks.
+_ANY_OBJECT_ALLOWED = {"Layout.__eq__", "Layout.__ne__", "DType.__eq__", "DType.__ne__"}
+
+_SIGNATURE = re.compile(r"^\s*(?:\d+\.\s+)?[A-Za-z_][\w.]*\(.*\)(?:\s*->\s*.+)?\s*$")
+_OBJECT_TYPE = re.compile(r"(?::|->)\s*['\"]?object\b")
+
+
+def _members() -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    for name in sorted(sw.__all__):
+        obj = getattr(sw, name)
+        out.append((name, obj))
+        if inspect.isclass(obj):
+            for attr in sorted(vars(obj)):
+                if attr.startswith("__") and attr.endswith("__"):
+                    if attr in _SKIPPED_DUNDERS:
+                        continue
+                elif attr.startswith("_"):
+                    continue
+                out.append((f"{name}.{attr}", vars(obj)[attr]))
+    return out
+
+
+def _params(qualified: str, obj: object):
+    marks = [pytest.mark.spec(f"{DOC}/document-every-public-member", f"{DOC}#1", f"{DOC}#2")]
+    if qualified in _DOCUMENTED_ON_BRANCH_B:
+        marks.append(pytest.mark.xfail(strict=True, reason="documented on branch B"))
+    return pytest.param(qualified, obj, id=qualified, marks=marks)
+
+
+MEMBERS = [_params(q, o) for q, o in _members()]
+
+
+def _callable_of(obj: object) -> object | None:
+    """The function behind a member (None for a property or a plain value)."""
+    if isinstance(obj, (staticmethod, classmethod)):
+        return obj.__func__
+    if isinstance(obj, property):
+        return None
+    if inspect.isroutine(obj) or (callable(obj) and not inspect.isclass(obj)):
+        return obj
+    return None
+
+
+def _signature_lines(obj: object, doc: str) -> list[str]:
+    """pybind11's signature lines, or the Python signature of a Python function."""
+    if inspect.isfunction(obj):
+        return [obj.__name__ + str(inspect.signature(obj))]
+    return [line.strip() for line in doc.splitlines() if _SIGNATURE.match(line)]
+
+
+def _prose(doc: str) -> str:
+    lines = [
+        line
+        for line in doc.splitlines()
+        if not _SIGNATURE.match(line) and line.strip() != "Overloaded function."
+    ]
+    return "\n".join(lines).strip()
+
+
+def _parameters(signature: str) -> list[str]:
+    """The parameter names of one signature line, without self, * and /."""
+    inside = signature[signature.index("(") + 1 : signature.rindex(")")]
+    names = []
+    depth = 0
+    current = ""
+    for ch in inside:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            names.append(current)
+            current = ""
+        else:
+            current += ch
+    names.append(current)
+    out = []
+    for part in names:
+        name = part.split(":")[0].split("=")[0].strip().lstrip("*")
+        if name and name not in ("self", "/", "cls"):
+            out.append(name)
+    return out
+
+
+def _returns_none(signature: str) -> bool:
+    tail = signature[signature.rindex(")") + 1 :]
+    return "->" not in tail or tail.split("->")[1].strip().strip("'\"") in ("None", "")
+
+
+def _has_section(doc: str, title: str) -> bool:
+    return re.search(rf"^\s*{title}\n\s*-{{3,}}\s*$", doc, re.MULTILINE) is not None
+
+
+@pytest.mark.parametrize(("qualified", "obj"), MEMBERS)
+def test_member_is_documented(qualified, obj):
+    if isinstance(obj, property):
+        doc = obj.__doc__ or ""
+    elif inspect.isclass(obj) or callable(obj) or isinstance(obj, (staticmethod, classmethod)):
+        doc = inspect.getdoc(_callable_of(obj) or obj) or ""
+    else:  # a value (a DType instance): its own docstring
+        doc = obj.__doc__ or ""
+    assert _prose(doc), f"{qualified} has no docstring beyond its signature"
+    function = _callable_of(obj)
+    if function is None:
+        if inspect.isclass(obj) and "__init__" in vars(obj):
+            init = vars(obj)["__init__"]
+            if not inspect.isfunction(init):
+                sigs = _signature_lines(init, init.__doc__ or "")
+                if any(_parameters(s) for s in sigs):
+                    assert _has_section(doc, "Parameters"), (
+                        f"{qualified}'s docstring lacks the constructor's Parameters"
+                    )
+                for s in sigs:
+                    assert not _OBJECT_TYPE.search(s), f"{qualified}: {s} names object"
+        return
+    signatures = _signature_lines(function, function.__doc__ or "")
+    assert signatures, f"{qualified} shows no signature"
+    for s in signatures:
+        checked = s.replace("other: object", "other") if qualified in _ANY_OBJECT_ALLOWED else s
+        assert not _OBJECT_TYPE.search(checked), f"{qualified}: {s} names object"
+    if any(_parameters(s) for s in signatures):
+        assert _has_section(doc, "Parameters"), f"{qualified} lacks a Parameters section"
+        assert _has_section(doc, "Raises"), f"{qualified} lacks a Raises section"
+    if not all(_returns_none(s) for s in signatures):
+        assert _has_section(doc, "Returns"), f"{qualified} lacks a Returns section"
+
+
+@pytest.mark.spec(f"{DOC}/document-every-public-member", f"{DOC}#3")
+def test_each_dtype_instance_has_its_own_docstring():
+    instances = [sw.Any, sw.Bool, sw.Float32, sw.Floating, sw.Int32]
+    docs = [d.__doc__ for d in instances]
+    assert all(docs)
+    assert len(set(docs)) == len(docs)
+    assert sw.DType.__doc__ not in docs
+    assert sw.Float32.__doc__ != sw.Floating.__doc__
+    assert "Float32" in sw.Float32.__doc__ and "Floating" in sw.Floating.__doc__
+    # A compound dtype, built at run time, reads the class's docstring.
+    assert sw.compound(x=sw.Float32).__doc__ == sw.DType.__doc__
