@@ -281,23 +281,29 @@ Any other value of those attributes fails the class statement with TypeError.
                                                                 R"doc(
 Moves element by element: the fallback of every pair without a registered operation.
 
-Accepts any carrier pair (it pins neither class): it reads the source and writes
-the destination through their entry points, so it serves every carrier class,
-Python subclasses included.
+Accepts any carrier pair (it pins neither class). It copies the slots the
+layout reaches from one consistent snapshot of the source, in storage order, in
+one hold of the destination's lock: host memory to host memory by the strided
+copy kernel, otherwise one range transfer per run of consecutive slots; the
+destination's holes keep their prior values.
 )doc");
   bind_operation_class<CpuToFileBackedMoveOperation, MoveOperation>(
       m, "CpuToFileBackedMoveOperation", R"doc(
 The built-in move operation of the exact pair (CPU, FileBacked).
 
 Registered from start-up for that pair only (never for subclasses) and pinned to
-it: writes the source's span into the file.
+it: copies the complete physical span ``[offset, offset + cosize)`` of the
+source, holes included, with one positioned write from the CPU buffer, on a
+worker.
 )doc");
   bind_operation_class<FileBackedToCpuMoveOperation, MoveOperation>(
       m, "FileBackedToCpuMoveOperation", R"doc(
 The built-in move operation of the exact pair (FileBacked, CPU).
 
 Registered from start-up for that pair only (never for subclasses) and pinned to
-it: reads the file's span into the host buffer.
+it: copies the complete physical span ``[offset, offset + cosize)`` of the
+source, holes included, with one positioned read into the CPU buffer, on a
+worker.
 )doc");
   bind_operation_class<CpuToBlockDeviceMoveOperation, MoveOperation>(
       m, "CpuToBlockDeviceMoveOperation", R"doc(

@@ -173,7 +173,7 @@ Parameters
 dtype : DType or numpy.dtype or torch.dtype or str
     The dtype of every slot; one with an item size.
 n : int or None
-    The slot count; None takes ``len(values)``.
+    The slot count; None takes ``len(values)`` (zero slots without values).
 tile_slots : int
     The slots per tile, 1 or more.
 fast_class : type[Carrier], optional
