@@ -29,6 +29,7 @@
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 
 namespace py = pybind11;
 
@@ -247,7 +248,7 @@ Any other value of those attributes fails the class statement with TypeError.
           "instances; its pinned_source and pinned_destination are the pins.")
       .def(
           "_copy",
-          [](MoveOperation& self, py::handle, py::handle, py::handle, py::handle) {
+          [](MoveOperation& self, Hint<"Tensor">, Hint<"Carrier">, Hint<"Tensor">, Hint<"int">) {
             // Reached by a built-in's own _copy, or by super()._copy(...) from a
             // Python hook: the C++ copy of the built-in class, for the transfer
             // this thread is running. MoveOperation itself has none.
@@ -274,8 +275,37 @@ Any other value of those attributes fails the class statement with TypeError.
             });
           },
           py::arg("tensor"), py::arg("destination"), py::arg("output"), py::arg("element_count"),
-          "The copy hook: fills `destination` with `tensor`'s values for one move (`output` "
-          "is the result Tensor bound to destination, element_count the layout's cosize).");
+          R"doc(The copy hook: performs one move's transfer; a subclass overrides it.
+
+The move calls it after every validation, on a worker of the process pool with
+the GIL, while it pins both carriers; the public entry points of
+``destination`` are admitted on that thread for the call. It releases the
+source only after the hook returns. A built-in class's ``_copy`` (reached
+through ``super()._copy(...)``) runs its C++ copy of the current move.
+
+Parameters
+----------
+tensor : Tensor
+    The Tensor being moved, as the caller supplied it.
+destination : Carrier
+    The receiving carrier, as the caller supplied it.
+output : Tensor
+    The result Tensor, already bound to ``destination``.
+element_count : int
+    The storage slots the transfer covers: the layout's cosize.
+
+Returns
+-------
+None
+    A hook returning anything else fails the move with TypeError.
+
+Raises
+------
+NotImplementedError
+    On MoveOperation itself, which has no copy.
+RuntimeError
+    When a built-in's ``_copy`` is called outside a move's transfer.
+)doc");
 
   bind_operation_class<ElementwiseMoveOperation, MoveOperation>(m, "ElementwiseMoveOperation",
                                                                 R"doc(
