@@ -86,18 +86,33 @@ bool
         "Sets the calling thread's grad mode (no_grad and enable_grad use it).");
 
   py::class_<Node, py::smart_holder>(m, "Node", R"doc(
-A recorded operation: the autograd_ctx of the tensors it produced (spec/autograd).
+A recorded operation: the ``autograd_ctx`` of the tensors it produced (spec/autograd).
+
+While grad mode is on, an operation with an input that requires grad records a
+Node; ``next_nodes`` links it to the nodes of its inputs, and
+``Tensor.backward()`` walks those links. Nodes are created by the library only.
 )doc")
-      .def_property_readonly("name", [](const Node& n) { return n.name(); })
-      .def_property_readonly("next_nodes", &next_nodes)
-      .def("__repr__",
-           [](const Node& n) { return "<strideweave.autograd.Node '" + n.name() + "'>"; });
+      .def_property_readonly(
+          "name", [](const Node& n) { return n.name(); },
+          "str: the recorded operation's name (e.g. ``'add'``, ``'move'``, "
+          "``'accumulate_grad'``).")
+      .def_property_readonly("next_nodes", &next_nodes,
+                             "tuple[Node | None, ...]: per input, the node its gradient flows "
+                             "to (an AccumulateGrad for a leaf that requires grad), or None for "
+                             "an input that does not require grad.")
+      .def(
+          "__repr__",
+          [](const Node& n) { return "<strideweave.autograd.Node '" + n.name() + "'>"; },
+          "``<strideweave.autograd.Node 'NAME'>``.");
   py::class_<AccumulateGrad, Node, py::smart_holder>(m, "AccumulateGrad", R"doc(
 The node through which a leaf that requires grad receives its gradient.
+
+``backward()`` adds the gradient reaching it to ``variable.grad``.
 )doc")
-      .def_property_readonly("variable", [](const AccumulateGrad& n) {
-        return std::const_pointer_cast<Tensor>(n.variable());
-      });
+      .def_property_readonly(
+          "variable",
+          [](const AccumulateGrad& n) { return std::const_pointer_cast<Tensor>(n.variable()); },
+          "Tensor: the leaf whose ``grad`` this node accumulates.");
 
   auto tensor = py::reinterpret_borrow<py::class_<Tensor, py::smart_holder>>(m.attr("Tensor"));
   tensor

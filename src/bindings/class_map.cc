@@ -6,6 +6,7 @@
 
 #include "describe.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 
 namespace py = pybind11;
 
@@ -91,12 +92,32 @@ void install_init_subclass(py::handle root) {
   const py::object root_type = py::reinterpret_borrow<py::object>(root);
   root.attr("__init_subclass__") = py::reinterpret_steal<py::object>(PyClassMethod_New(
       py::cpp_function(
-          [root_type](py::handle cls, const py::kwargs& kwargs) {
+          [root_type](Hint<"type"> cls, const py::kwargs& kwargs) {
             descriptor_for_type(cls);
             const py::object base = py::module_::import("builtins").attr("super")(root_type, cls);
             base.attr("__init_subclass__")(**kwargs);
           },
-          py::name("__init_subclass__"))
+          py::name("__init_subclass__"), py::arg("cls"),
+          py::doc(
+              R"doc(Gives a new subclass its own class descriptor as its class statement completes.
+
+A carrier subclass's descriptor starts open. A move-operation subclass's
+descriptor is pinned to the carrier classes its ``source_class`` and
+``destination_class`` attributes name then (None: unpinned).
+
+Parameters
+----------
+cls : type
+    The new subclass.
+**kwargs
+    Passed on to the next ``__init_subclass__`` in the method resolution order.
+
+Raises
+------
+TypeError
+    When a move-operation subclass's ``source_class`` or ``destination_class``
+    is neither None nor a Carrier subclass.
+)doc"))
           .ptr()));
 }
 

@@ -29,6 +29,7 @@
 #include "strideweave/move/move_operation.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
+#include "type_hint.h"
 
 namespace py = pybind11;
 
@@ -188,7 +189,9 @@ py::class_<C, Bases..., PyMoveOperation<C>, py::smart_holder> bind_operation_cla
         construct_exact<Cls, C, PyMoveOperation<C>>(v_h, std::tuple<>(),
                                                     [](auto make) { return make(); });
       },
-      py::detail::is_new_style_constructor());
+      py::detail::is_new_style_constructor(),
+      "A new instance; the move machinery instantiates the registered class itself, once per "
+      "move.");
   return cls;
 }
 
@@ -221,19 +224,31 @@ const ClassDescriptor& operation_argument(py::handle value) {
 
 void bind_move(py::module_& m) {
   register_family(DescriptorKind::kMoveOperation, &operation_subclass);
-  auto root = bind_operation_class<MoveOperation>(
-      m, "MoveOperation",
-      "The base of every move operation: a subclass performs one move's transfer in its "
-      "_copy hook and may pin the exact carrier classes it supports (source_class, "
-      "destination_class).");
+  auto root = bind_operation_class<MoveOperation>(m, "MoveOperation", R"doc(
+The base of every move operation: performs one move's transfer.
+
+A move dispatches on the exact (source carrier class, destination carrier class)
+pair: the legacy registry (``strideweave.carriers.move``) maps pairs to
+MoveOperation subclasses, and every pair without an entry uses
+ElementwiseMoveOperation. A subclass performs the transfer in its
+``_copy(tensor, destination, output, element_count)`` hook, which fills
+``destination`` with ``tensor``'s values and returns None; it runs after every
+validation, on a worker of the process pool with the GIL. A subclass may pin
+the exact carrier classes it supports with the class attributes
+``source_class`` and ``destination_class`` (None: any class); a move whose
+carrier's exact class differs fails with TypeError before copying anything.
+Any other value of those attributes fails the class statement with TypeError.
+)doc");
   install_init_subclass(root);
   root.def_property_readonly_static(
           "operation_class",
           [](py::handle cls) -> const ClassDescriptor& { return descriptor_for_type(cls); },
-          py::return_value_policy::reference)
+          py::return_value_policy::reference,
+          "ClassDescriptor: the descriptor of the exact class, on the class and on its "
+          "instances; its pinned_source and pinned_destination are the pins.")
       .def(
           "_copy",
-          [](MoveOperation& self, py::handle, py::handle, py::handle, py::handle) {
+          [](MoveOperation& self, Hint<"Tensor">, Hint<"Carrier">, Hint<"Tensor">, Hint<"int">) {
             // Reached by a built-in's own _copy, or by super()._copy(...) from a
             // Python hook: the C++ copy of the built-in class, for the transfer
             // this thread is running. MoveOperation itself has none.
@@ -260,32 +275,98 @@ void bind_move(py::module_& m) {
             });
           },
           py::arg("tensor"), py::arg("destination"), py::arg("output"), py::arg("element_count"),
-          "The copy hook: fills `destination` with `tensor`'s values for one move (`output` "
-          "is the result Tensor bound to destination, element_count the layout's cosize).");
+          R"doc(The copy hook: performs one move's transfer; a subclass overrides it.
 
-  bind_operation_class<ElementwiseMoveOperation, MoveOperation>(
-      m, "ElementwiseMoveOperation",
-      "Moves element by element; accepts any carrier pair (the fallback of every pair without "
-      "a registered operation).");
+The move calls it after every validation, on a worker of the process pool with
+the GIL, while it pins both carriers; the public entry points of
+``destination`` are admitted on that thread for the call. It releases the
+source only after the hook returns. A built-in class's ``_copy`` (reached
+through ``super()._copy(...)``) runs its C++ copy of the current move.
+
+Parameters
+----------
+tensor : Tensor
+    The Tensor being moved, as the caller supplied it.
+destination : Carrier
+    The receiving carrier, as the caller supplied it.
+output : Tensor
+    The result Tensor, already bound to ``destination``.
+element_count : int
+    The storage slots the transfer covers: the layout's cosize.
+
+Returns
+-------
+None
+    A hook returning anything else fails the move with TypeError.
+
+Raises
+------
+NotImplementedError
+    On MoveOperation itself, which has no copy.
+RuntimeError
+    When a built-in's ``_copy`` is called outside a move's transfer.
+)doc");
+
+  bind_operation_class<ElementwiseMoveOperation, MoveOperation>(m, "ElementwiseMoveOperation",
+                                                                R"doc(
+Moves element by element: the fallback of every pair without a registered operation.
+
+Accepts any carrier pair (it pins neither class). It copies the slots the
+layout reaches from one consistent snapshot of the source, in storage order, in
+one hold of the destination's lock: host memory to host memory by the strided
+copy kernel, otherwise one range transfer per run of consecutive slots; the
+destination's holes keep their prior values.
+)doc");
   bind_operation_class<CpuToFileBackedMoveOperation, MoveOperation>(
-      m, "CpuToFileBackedMoveOperation", "The built-in move operation of (CPU, FileBacked).");
+      m, "CpuToFileBackedMoveOperation", R"doc(
+The built-in move operation of the exact pair (CPU, FileBacked).
+
+Registered from start-up for that pair only (never for subclasses) and pinned to
+it: copies the complete physical span ``[offset, offset + cosize)`` of the
+source, holes included, with one positioned write from the CPU buffer, on a
+worker.
+)doc");
   bind_operation_class<FileBackedToCpuMoveOperation, MoveOperation>(
-      m, "FileBackedToCpuMoveOperation", "The built-in move operation of (FileBacked, CPU).");
+      m, "FileBackedToCpuMoveOperation", R"doc(
+The built-in move operation of the exact pair (FileBacked, CPU).
+
+Registered from start-up for that pair only (never for subclasses) and pinned to
+it: copies the complete physical span ``[offset, offset + cosize)`` of the
+source, holes included, with one positioned read into the CPU buffer, on a
+worker.
+)doc");
   bind_operation_class<CpuToBlockDeviceMoveOperation, MoveOperation>(
-      m, "CpuToBlockDeviceMoveOperation",
-      "The built-in move operation of (CPU, BlockDeviceCarrier).");
+      m, "CpuToBlockDeviceMoveOperation", R"doc(
+The built-in move operation of the exact pair (CPU, BlockDeviceCarrier).
+
+Registered from start-up for that pair only and pinned to it: copies the
+complete physical span ``[offset, offset + cosize)`` of the source, holes
+included, in whole aligned blocks; the move commits after the data is durable.
+)doc");
   bind_operation_class<BlockDeviceToCpuMoveOperation, MoveOperation>(
-      m, "BlockDeviceToCpuMoveOperation",
-      "The built-in move operation of (BlockDeviceCarrier, CPU).");
-  bind_operation_class<CpuToMetalMoveOperation, MoveOperation>(
-      m, "CpuToMetalMoveOperation",
-      "The built-in move operation of (CPU, Metal): one upload of the whole span.");
-  bind_operation_class<MetalToCpuMoveOperation, MoveOperation>(
-      m, "MetalToCpuMoveOperation",
-      "The built-in move operation of (Metal, CPU): one download of the whole span.");
-  bind_operation_class<MetalToMetalMoveOperation, MoveOperation>(
-      m, "MetalToMetalMoveOperation",
-      "The built-in move operation of (Metal, Metal): one device copy of the whole span.");
+      m, "BlockDeviceToCpuMoveOperation", R"doc(
+The built-in move operation of the exact pair (BlockDeviceCarrier, CPU).
+
+Registered from start-up for that pair only and pinned to it: copies the
+complete physical span ``[offset, offset + cosize)`` of the source, holes
+included, in whole aligned blocks.
+)doc");
+  bind_operation_class<CpuToMetalMoveOperation, MoveOperation>(m, "CpuToMetalMoveOperation", R"doc(
+The built-in move operation of the exact pair (CPU, Metal): one upload of the whole span.
+
+Registered from start-up for that pair only (never for subclasses) and pinned to it.
+)doc");
+  bind_operation_class<MetalToCpuMoveOperation, MoveOperation>(m, "MetalToCpuMoveOperation", R"doc(
+The built-in move operation of the exact pair (Metal, CPU): one download of the whole span.
+
+Registered from start-up for that pair only (never for subclasses) and pinned to it.
+)doc");
+  bind_operation_class<MetalToMetalMoveOperation, MoveOperation>(m, "MetalToMetalMoveOperation",
+                                                                 R"doc(
+The built-in move operation of the exact pair (Metal, Metal): one device copy of the whole span.
+
+Registered from start-up for that pair only (never for subclasses) and pinned to it.
+)doc");
   require_registered(builtin_move_operation_classes());
 
   m.def(

@@ -103,16 +103,47 @@ std::unique_ptr<AwaitMove> move_async(Hint<"Tensor"> tensor, Hint<"Carrier"> des
 }  // namespace
 
 void bind_move_request(py::module_& m) {
-  py::class_<AwaitResult>(m, "AwaitResult",
-                          "The read-only completion handle of a framework-created request: "
-                          "done, and wait() returning the result or raising the failure.")
-      .def_property_readonly("done", getter<&AwaitResult::done>())
-      .def("wait", &AwaitResult::wait, self_not_none,
-           "Blocks (without the GIL) until the terminal outcome; returns the identical result "
-           "or raises the identical exception on every call.");
-  py::class_<AwaitMove, AwaitResult>(m, "AwaitMove",
-                                     "The completion handle of one move; completes with the "
-                                     "moved Tensor.");
+  py::class_<AwaitResult>(m, "AwaitResult", R"doc(
+The read-only completion handle of a framework-created request.
+
+``done`` says whether the request has reached its terminal outcome and
+``wait()`` blocks for it, then returns the result or raises the failure: the
+identical object on every call, from any thread. There is no coroutine
+protocol (no ``__await__``). The library creates the handles: AwaitMove
+(``move_async``), AwaitProjection and AwaitResidency (TiledEvictable).
+)doc")
+      .def_property_readonly("done", getter<&AwaitResult::done>(),
+                             "bool: whether a terminal success or failure has been recorded; "
+                             "never blocks.")
+      .def(
+          "wait", [](AwaitResult& r)->Hint<"Tensor | None"> { return r.wait(); }, self_not_none,
+          R"doc(Blocks until the terminal outcome, then returns the result or raises the failure.
+
+The wait releases the GIL and runs pending signal handlers about every 20 ms, so
+Ctrl-C interrupts it with KeyboardInterrupt; the request goes on and a later
+``wait()`` returns its outcome.
+
+Returns
+-------
+Tensor or None
+    The result, the identical object on every call: the moved Tensor for
+    AwaitMove, the compact Tensor for AwaitProjection, None for AwaitResidency.
+
+Raises
+------
+Exception
+    The request's failure, the identical exception object on every call (for a
+    move, the error its validation, transfer or commit raised).
+KeyboardInterrupt
+    When a signal handler raises while waiting (the request goes on).
+)doc");
+  py::class_<AwaitMove, AwaitResult>(m, "AwaitMove", R"doc(
+The completion handle of one move, from ``move_async``; completes with the moved Tensor.
+
+The move is submitted eagerly; ``wait()`` returns the result Tensor, bound to the
+destination carrier, or raises the move's failure. The handle keeps the move's
+Tensor and carriers alive until it completes.
+)doc");
 
   m.def("move_async", &move_async, py::arg("tensor"), py::arg("destination"),
         R"doc(Validates and initiates one move of ``tensor``'s values into ``destination``.
@@ -198,21 +229,27 @@ Exception
 
 void bind_move_node(py::module_& m) {
   py::class_<MoveNode, autograd::Node, py::smart_holder>(m, "MoveNode", R"doc(
-The autograd node of a differentiable move: the autograd_ctx of its result.
+The autograd node of a differentiable move: the ``autograd_ctx`` of its result.
 
-It saved what its backward needs: source_class, source_layout, source_version
-and route (the captured reverse route's id, or its move operation class's name).
-apply(cotangent) is that backward: the gradient of the moved Tensor, in fresh
-storage of source_class (see docs/movement.md "Autograd").
+It saved what its backward needs: ``source_class``, ``source_layout``,
+``source_version`` and ``route`` (the captured reverse route's id, or its move
+operation class's name). ``apply(cotangent)`` is that backward: the gradient of
+the moved Tensor, in fresh storage of ``source_class`` (see docs/movement.md,
+"Autograd").
 )doc")
-      .def_property_readonly("source_class",
-                             [](const MoveNode& n) { return class_for(n.source_class()); })
-      .def_property_readonly("source_layout", getter<&MoveNode::source_layout>())
-      .def_property_readonly("source_version", getter<&MoveNode::source_version>())
-      .def_property_readonly("route", getter<&MoveNode::route>())
+      .def_property_readonly(
+          "source_class", [](const MoveNode& n) { return class_for(n.source_class()); },
+          "type[Carrier]: the exact class of the moved Tensor's carrier; the gradient is "
+          "stored in a new carrier of it.")
+      .def_property_readonly("source_layout", getter<&MoveNode::source_layout>(),
+                             "Layout: the moved Tensor's layout.")
+      .def_property_readonly("source_version", getter<&MoveNode::source_version>(),
+                             "int: the source carrier's version when the move was recorded.")
+      .def_property_readonly("route", getter<&MoveNode::route>(),
+                             "str: the reverse transfer the backward uses: a route's id, or a "
+                             "move operation class's name.")
       .def(
-          "apply",
-          [](MoveNode& n, py::handle cotangent) {
+          "apply", [](MoveNode& n, Hint<"Tensor"> cotangent)->Hint<"tuple[Tensor]"> {
             if (!py::isinstance<Tensor>(cotangent)) {
               throw TypeError("move: the cotangent " + describe_object(cotangent) +
                               " is not a Tensor");
@@ -226,8 +263,31 @@ storage of source_class (see docs/movement.md "Autograd").
             return out;
           },
           py::arg("cotangent"),
-          "The gradients of the move's input given the cotangent of its result: a tuple of "
-          "one Tensor.");
+          R"doc(The move's backward: the gradient of its input given the cotangent of its result.
+
+Runs without the GIL; the reverse transfer moves the cotangent into new
+storage of ``source_class``.
+
+Parameters
+----------
+cotangent : Tensor
+    The cotangent of the move's result, of its shape and dtype.
+
+Returns
+-------
+tuple[Tensor]
+    One Tensor: the gradient of the moved Tensor, in a new carrier of
+    ``source_class``.
+
+Raises
+------
+TypeError
+    When ``cotangent`` is not a Tensor, or its dtype is not the result's.
+ValueError
+    When its shape is not the result's.
+NotImplementedError
+    When no reverse transfer exists for the captured pair.
+)doc");
 }
 
 }  // namespace strideweave::bindings
