@@ -70,6 +70,9 @@ autosummary_generate = True
 napoleon_google_docstring = True
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
+# NumPy-style parameter types ("Layout, optional", "Tensor or None", "sequence of int"):
+# the type names become references, "optional" and the connectives stay words.
+napoleon_preprocess_types = True
 
 html_theme = "furo"
 html_title = f"StrideWeave {release}"
