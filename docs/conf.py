@@ -36,7 +36,7 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]
 # docs/examples holds code (the find_package consumer, built by tox -e cpp), not pages.
-exclude_patterns = ["examples", "_build", "README.md"]
+exclude_patterns = ["examples", "_build"]
 
 # Every cross-reference must resolve (the same as sphinx-build -n).
 nitpicky = True
