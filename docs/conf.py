@@ -156,9 +156,13 @@ def _no_class_docstring_on_instances(
     app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]
 ) -> None:
     """A constant (sw.Float32, an instance of DType) has no docstring of its own: Python
-    hands out its class's, which the class's page shows already."""
+    hands out its class's, which the class's page shows already. Its page says what
+    it is an instance of instead."""
     if what == "data" and not isinstance(obj, type) and obj.__doc__ == type(obj).__doc__:
-        lines[:] = []
+        cls = type(obj).__name__
+        public = PUBLIC.get(cls)
+        kind = f":class:`~{public}`" if public else f"``{cls}``"
+        lines[:] = [f"An instance of {kind}: ``{obj!r}``."]
 
 
 # napoleon reads the first line of an attribute's, property's or data's docstring as
