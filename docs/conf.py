@@ -44,7 +44,18 @@ nitpicky = True
 # the build is offline and loads no inventory of theirs (intersphinx), so they stay text.
 # Builtins and typing's names are text already (Sphinx's python domain).
 nitpick_ignore_regex = [
-    (r"py:(class|obj|exc|data)", r"(os|collections\.abc|contextlib|types|numpy(\.typing)?)\..+"),
+    (
+        r"py:(class|obj|exc|data)",
+        r"(os|collections\.abc|concurrent\.futures|contextlib|types|numpy(\.typing)?|torch)\..+",
+    ),
+    # The words NumPy-style parameter types use for duck types and Python's constants.
+    (r"py:(class|obj)", r"iterable|sequence|buffer|context manager|array-like|PyCapsule"),
+    (r"py:(class|obj)", r"True|False|None"),
+    # Pieces of a type expression that napoleon_preprocess_types splits at its commas and
+    # parentheses ("dict[str, int]", "tuple (str, DType)") or leaves whole ("type[Carrier]"):
+    # a subscript or a parenthesis is never a name; the names inside are checked where they
+    # stand alone.
+    (r"py:(class|obj)", r".*[\[\]()].*"),
 ]
 # Types mentioned in signatures show their last name; the link goes to the full one.
 python_use_unqualified_type_names = True

@@ -5,8 +5,7 @@ defined in the class's own namespace (``vars(cls)``; an inherited member is chec
 on the class that defines it) whose name is public (no leading underscore) or is a
 dunder of a public protocol. Dunders that are object plumbing are skipped, because
 their contract is Python's data model and the class docstring already says what the
-object is: ``__init__`` (a constructor's parameters are documented in the class
-docstring, which is where Sphinx and ``help(cls)`` show them), ``__new__``,
+object is: ``__init__`` (checked with its class, below), ``__new__``,
 ``__init_subclass__``, ``__subclasshook__``, ``__repr__``, ``__str__``,
 ``__hash__``, ``__getstate__``/``__setstate__`` (pickling), ``__module__``,
 ``__doc__``, ``__dict__``, ``__weakref__`` and pybind11's ``_pybind11_conduit_v1_``.
@@ -21,8 +20,14 @@ parameter or return type (``: object``, ``-> object``), since a real type is mea
 and, for a callable that takes parameters (besides ``self``), when it lacks a
 "Parameters" and a "Raises" section, or, when it returns something other than None,
 a "Returns" section. A class that a caller constructs with parameters documents them
-in a "Parameters" section of the class docstring. Properties need prose only (their
-description says the value's type). Each DType instance has its own docstring, not
+in a "Parameters" section of the class docstring or, as PEP 257 has it, in its
+``__init__``'s docstring, which ``help(cls)`` and the API reference
+(``autoclass_content = "both"``) show with the class's; that docstring then
+needs the Raises section too. Properties need prose only (their description
+says the value's type). A class attribute holding a plain value (None, a class,
+a ClassDescriptor) cannot carry a docstring, nor can pybind11's static property
+(``Carrier.carrier_class``: Python 3.11 drops a property subclass's docstring):
+the class's docstring names it. Each DType instance has its own docstring, not
 the class's and not another instance's.
 """
 
@@ -151,8 +156,39 @@ def _has_section(doc: str, title: str) -> bool:
     return re.search(rf"^\s*{title}\n\s*-{{3,}}\s*$", doc, re.MULTILINE) is not None
 
 
+def _is_class_value(qualified: str, obj: object) -> bool:
+    """A class attribute holding a plain value: a class, a descriptor object, None."""
+    if "." not in qualified or isinstance(obj, sw.DType):
+        return False
+    if type(obj) is not property and isinstance(obj, property) and not obj.__doc__:
+        # pybind11's static property: CPython 3.11 drops the docstring of a
+        # property subclass without an instance dict, so it is a class value too.
+        return True
+    if isinstance(obj, (property, staticmethod, classmethod)) or inspect.isroutine(obj):
+        return False
+    return not inspect.isdatadescriptor(obj)
+
+
+def _check_callable_doc(qualified: str, doc: str, signatures: list[str]) -> None:
+    for s in signatures:
+        checked = s.replace("other: object", "other") if qualified in _ANY_OBJECT_ALLOWED else s
+        assert not _OBJECT_TYPE.search(checked), f"{qualified}: {s} names object"
+    if any(_parameters(s) for s in signatures):
+        assert _has_section(doc, "Parameters"), f"{qualified} lacks a Parameters section"
+        assert _has_section(doc, "Raises"), f"{qualified} lacks a Raises section"
+    if not all(_returns_none(s) for s in signatures):
+        assert _has_section(doc, "Returns"), f"{qualified} lacks a Returns section"
+
+
 @pytest.mark.parametrize(("qualified", "obj"), MEMBERS)
 def test_member_is_documented(qualified, obj):
+    if _is_class_value(qualified, obj):
+        # A value cannot carry a docstring of its own (None, a class, a
+        # ClassDescriptor): the class that holds it says what it is.
+        owner, attr = qualified.rsplit(".", 1)
+        owner_doc = inspect.getdoc(getattr(sw, owner)) or ""
+        assert f"``{attr}``" in owner_doc, f"{owner}'s docstring does not describe ``{attr}``"
+        return
     if isinstance(obj, property):
         doc = obj.__doc__ or ""
     elif inspect.isclass(obj) or callable(obj) or isinstance(obj, (staticmethod, classmethod)):
@@ -165,24 +201,22 @@ def test_member_is_documented(qualified, obj):
         if inspect.isclass(obj) and "__init__" in vars(obj):
             init = vars(obj)["__init__"]
             if not inspect.isfunction(init):
-                sigs = _signature_lines(init, init.__doc__ or "")
-                if any(_parameters(s) for s in sigs):
-                    assert _has_section(doc, "Parameters"), (
-                        f"{qualified}'s docstring lacks the constructor's Parameters"
-                    )
-                for s in sigs:
-                    assert not _OBJECT_TYPE.search(s), f"{qualified}: {s} names object"
+                init_doc = init.__doc__ or ""
+                sigs = _signature_lines(init, init_doc)
+                if _has_section(doc, "Parameters"):
+                    for s in sigs:
+                        assert not _OBJECT_TYPE.search(s), f"{qualified}: {s} names object"
+                else:
+                    # PEP 257's place: the constructor's own docstring, which
+                    # help(cls) and the API reference (autoclass_content="both")
+                    # show with the class's.
+                    if any(_parameters(s) for s in sigs):
+                        assert _prose(init_doc), f"{qualified}'s constructor has no docstring"
+                    _check_callable_doc(f"{qualified}.__init__", init_doc, sigs)
         return
     signatures = _signature_lines(function, function.__doc__ or "")
     assert signatures, f"{qualified} shows no signature"
-    for s in signatures:
-        checked = s.replace("other: object", "other") if qualified in _ANY_OBJECT_ALLOWED else s
-        assert not _OBJECT_TYPE.search(checked), f"{qualified}: {s} names object"
-    if any(_parameters(s) for s in signatures):
-        assert _has_section(doc, "Parameters"), f"{qualified} lacks a Parameters section"
-        assert _has_section(doc, "Raises"), f"{qualified} lacks a Raises section"
-    if not all(_returns_none(s) for s in signatures):
-        assert _has_section(doc, "Returns"), f"{qualified} lacks a Returns section"
+    _check_callable_doc(qualified, doc, signatures)
 
 
 @pytest.mark.spec(f"{DOC}/document-every-public-member", f"{DOC}#3")

@@ -474,7 +474,8 @@ not publicly mutable. Carriers are safe to use from any thread; storage I/O
 runs without the GIL. Carrier itself is abstract: construct a built-in class
 (``CPU``, ``Generic``, ``Metal``, ``FileBacked``, ``BlockDeviceCarrier``) or
 subclass one; a Python subclass gets its own class descriptor and may override
-``new_like`` and ``dlpack_info``.
+``new_like`` and ``dlpack_info``. ``carrier_class``, on the class and on its
+instances, is that descriptor (a ClassDescriptor) of the exact class.
 )doc");
   register_family(DescriptorKind::kCarrier, &carrier_subclass);
   register_class(carrier, Carrier::static_class());

@@ -172,14 +172,38 @@ void expose_pins(py::handle cls, const ClassDescriptor& descriptor) {
   cls.attr("destination_class") = pin(descriptor.pinned_destination());
 }
 
+// The docstring paragraph on the class attributes expose_pins sets.
+std::string pins_paragraph(const ClassDescriptor& descriptor) {
+  const ClassDescriptor* source = descriptor.pinned_source();
+  const ClassDescriptor* destination = descriptor.pinned_destination();
+  if (source == nullptr && destination == nullptr) {
+    return "\nIts class attributes ``source_class`` and ``destination_class`` are None: it "
+           "pins\nneither carrier class.\n";
+  }
+  const auto name = [](const ClassDescriptor* pinned) {
+    return pinned == nullptr ? std::string("None") : pinned->name();
+  };
+  return "\nIts class attributes ``source_class`` (" + name(source) +
+         ") and ``destination_class`` (" + name(destination) +
+         ")\nare the carrier classes it is pinned to: a move of another exact pair fails "
+         "with\nTypeError before copying anything.\n";
+}
+
 // Binds the built-in move operation class C: registered with its static
 // descriptor, its pins exposed (expose_pins), default-constructible
 // (construct_exact: an instance of a Python subclass is a PyMoveOperation<C>
 // holding the subclass's descriptor).
+// Its docstring is `doc` followed by a paragraph naming the class attributes
+// expose_pins sets, from the same descriptor.
 template <class C, class... Bases>
 py::class_<C, Bases..., PyMoveOperation<C>, py::smart_holder> bind_operation_class(
     py::module_& m, const char* name, const char* doc) {
-  py::class_<C, Bases..., PyMoveOperation<C>, py::smart_holder> cls(m, name, doc);
+  py::class_<C, Bases..., PyMoveOperation<C>, py::smart_holder> cls(
+      m, name,
+      (std::string(doc).find("``source_class``") == std::string::npos
+           ? doc + pins_paragraph(C::static_class())
+           : std::string(doc))
+          .c_str());
   register_class(cls, C::static_class());
   expose_pins(cls, C::static_class());
   cls.def(
@@ -238,6 +262,8 @@ the exact carrier classes it supports with the class attributes
 ``source_class`` and ``destination_class`` (None: any class); a move whose
 carrier's exact class differs fails with TypeError before copying anything.
 Any other value of those attributes fails the class statement with TypeError.
+``operation_class``, on the class and on its instances, is the exact class's
+ClassDescriptor; its ``pinned_source`` and ``pinned_destination`` are the pins.
 )doc");
   install_init_subclass(root);
   root.def_property_readonly_static(
