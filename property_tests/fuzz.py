@@ -131,9 +131,35 @@ def _owned(carrier: sw.Carrier) -> sw.Carrier:
     return carrier
 
 
+class _FuzzPythonStorage(sw.PythonStorageCarrier):
+    """Slots in a bytearray: the Carrier targets reach a Python carrier's storage methods."""
+
+    def __init__(self, dtype, n=None, *, values=None, mutable=True):
+        self.storage = bytearray()
+        super().__init__(dtype, n, values=values, mutable=mutable)
+
+    def _span(self, first: int, count: int) -> slice:
+        return slice(first * self.dtype.itemsize, (first + count) * self.dtype.itemsize)
+
+    def _slot_count(self):
+        return len(self.storage) // self.dtype.itemsize
+
+    def _read_range(self, first, count, out):
+        out[:] = self.storage[self._span(first, count)]
+
+    def _write_range(self, first, count, data):
+        self.storage[self._span(first, count)] = data
+
+    def _allocate(self, n):
+        self.storage = bytearray(n * self.dtype.itemsize)
+
+    def _release(self):
+        self.storage = bytearray()
+
+
 _FRESH_CARRIERS = st.builds(
     lambda cls, dtype, n, mutable: cls(dtype, n, mutable=mutable),
-    S.STORING_CARRIERS,
+    st.one_of(S.STORING_CARRIERS, st.just(_FuzzPythonStorage)),
     S.CONCRETE_DTYPES,
     st.integers(0, 6),
     st.booleans(),
@@ -575,6 +601,8 @@ ENTRY_POINTS: dict[str, Target] = {
         keywords=("dtype", "n", "values", "mutable"),
     ),
     "CPU.pointer": Target((T, R), receivers=CPU_CARRIERS),
+    # Abstract: every call is TypeError (a subclass's storage is fuzzed through CARRIERS).
+    "PythonStorageCarrier.__init__": Target((T,)),
     "Generic.__init__": Target(
         (T, V, M),
         args(DTYPES, st.one_of(st.none(), INTS), values=st.one_of(TREES, ANY), mutable=ANY),

@@ -26,6 +26,8 @@
 #include "dtype_convert.h"
 #include "gil.h"
 #include "int_convert.h"
+#include "py_carrier.h"
+#include "python_storage.h"
 #include "self_arg.h"
 #include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/builtins.h"
@@ -42,34 +44,6 @@
 namespace py = pybind11;
 
 namespace strideweave::bindings {
-
-namespace {
-
-// The descriptor of a Python subclass of a carrier class.
-std::unique_ptr<ClassDescriptor> carrier_subclass(py::handle type, const ClassDescriptor& parent) {
-  return ClassDescriptor::carrier(type.attr("__qualname__").cast<std::string>(), &parent,
-                                  ClassDescriptor::Definition::kOpen);
-}
-
-const char* definition_state_name(ClassDescriptor::Definition state) {
-  switch (state) {
-    case ClassDescriptor::Definition::kOpen:
-      return "open";
-    case ClassDescriptor::Definition::kFree:
-      return "definition-free";
-    case ClassDescriptor::Definition::kBacked:
-      return "definition-backed";
-  }
-  return "open";
-}
-
-py::dict info_to_dict(const DLPackInfo& info) {
-  py::dict d;
-  d["pointer"] = py::int_(info.pointer);
-  d["device_type"] = py::int_(info.device_type);
-  d["device_id"] = py::int_(info.device_id);
-  return d;
-}
 
 // Converts what a Python dlpack_info() override returned (interop-movement:
 // not convertible to a dict -> TypeError, missing key -> KeyError).
@@ -126,88 +100,6 @@ DLPackInfo info_from_python(const py::object& value, const std::string& cls) {
   return DLPackInfo{static_cast<uint64_t>(address), device_type, device_id};
 }
 
-// The trampoline every instance of a Python subclass of a built-in carrier
-// is, holding its exact class's descriptor from construction on.
-template <class Base>
-class PyCarrier : public Base, public py::trampoline_self_life_support {
- public:
-  template <class... Args>
-  explicit PyCarrier(const ClassDescriptor& exact, Args&&... args)
-      : Base(std::forward<Args>(args)...), exact_(exact) {}
-
-  const ClassDescriptor& carrier_class() const override { return exact_; }
-
-  // The new carrier may be dropped by core code on any thread (a move's
-  // backward creates gradient storage through it): its last release takes the
-  // GIL exit-safely.
-  std::shared_ptr<Carrier> new_like() const override {
-    const ExitSafeGil gil("new_like");
-    gil.require();
-    std::shared_ptr<Carrier> made;
-    if (py::function override = py::get_override(static_cast<const Base*>(this), "new_like")) {
-      const py::object returned = override();
-      if (!returned.is_none() && !py::isinstance<Carrier>(returned)) {
-        throw TypeError("new_like() of " + exact_.name() + " returned " +
-                        describe_object(returned) + ", not a Carrier");
-      }
-      // None stays null: the library's caller refuses it (Carrier::checked_new_like).
-      made = returned.template cast<std::shared_ptr<Carrier>>();
-    } else {
-      const py::object self = py::cast(static_cast<const Base*>(this));
-      made =
-          py::type::handle_of(self)(self.attr("dtype")).template cast<std::shared_ptr<Carrier>>();
-    }
-    return released_with_gil(std::move(made), "releasing a carrier made by new_like");
-  }
-
-  DLPackInfo dlpack_info() const override {
-    const ExitSafeGil gil("dlpack_info");
-    gil.require();
-    if (py::function override = py::get_override(static_cast<const Base*>(this), "dlpack_info")) {
-      return info_from_python(override(), exact_.name());
-    }
-    return Base::dlpack_info();
-  }
-
- private:
-  const ClassDescriptor& exact_;
-};
-
-template <class C>
-using CarrierPyClass = py::class_<C, Carrier, PyCarrier<C>, py::smart_holder>;
-
-// Binds the built-in carrier class C, registered with its static descriptor.
-template <class C>
-CarrierPyClass<C> bind_carrier_class(py::module_& m, const char* name, const char* doc) {
-  CarrierPyClass<C> cls(m, name, doc);
-  register_class(cls, C::static_class());
-  return cls;
-}
-
-// Defines C's __init__(Args...). `convert` turns the Python arguments into a
-// tuple of C's constructor arguments; construct_exact (class_map.h) makes a C
-// or, for a Python subclass, a PyCarrier<C> holding its descriptor. The
-// construction runs without the GIL when `releases_gil(arguments)` says it
-// allocates, fills or opens storage; a carrier made empty keeps the GIL, as
-// the accessors do (docs/threading.md, "What releases the GIL").
-template <class C, class... Args, class Convert, class ReleasesGil, class... Extra>
-void def_carrier_init(CarrierPyClass<C>& cls, Convert convert, ReleasesGil releases_gil,
-                      const Extra&... extra) {
-  cls.def(
-      "__init__",
-      [convert, releases_gil](py::detail::value_and_holder& v_h, Args... args) {
-        auto arguments = convert(std::move(args)...);
-        const bool release = releases_gil(std::as_const(arguments));
-        construct_exact<CarrierPyClass<C>, C, PyCarrier<C>>(
-            v_h, std::move(arguments),
-            [release](auto make) { return release ? without_gil(make) : make(); });
-      },
-      py::detail::is_new_style_constructor(), extra...);
-}
-
-// The constructions that always release the GIL (a file carrier opens its file).
-constexpr auto kAlwaysReleasesGil = [](const auto&) { return true; };
-
 std::optional<std::vector<Value>> optional_values(const py::object& values) {
   if (values.is_none()) return std::nullopt;
   return to_values(values, "values");
@@ -222,6 +114,37 @@ std::optional<int64_t> slot_count(py::handle n, const char* carrier) {
   if (n.is_none()) return std::nullopt;
   return to_int64(n, std::string(carrier) + ": slot count n");
 }
+
+namespace {
+
+// The descriptor of a Python subclass of a carrier class.
+std::unique_ptr<ClassDescriptor> carrier_subclass(py::handle type, const ClassDescriptor& parent) {
+  return ClassDescriptor::carrier(type.attr("__qualname__").cast<std::string>(), &parent,
+                                  ClassDescriptor::Definition::kOpen);
+}
+
+const char* definition_state_name(ClassDescriptor::Definition state) {
+  switch (state) {
+    case ClassDescriptor::Definition::kOpen:
+      return "open";
+    case ClassDescriptor::Definition::kFree:
+      return "definition-free";
+    case ClassDescriptor::Definition::kBacked:
+      return "definition-backed";
+  }
+  return "open";
+}
+
+py::dict info_to_dict(const DLPackInfo& info) {
+  py::dict d;
+  d["pointer"] = py::int_(info.pointer);
+  d["device_type"] = py::int_(info.device_type);
+  d["device_id"] = py::int_(info.device_id);
+  return d;
+}
+
+// The constructions that always release the GIL (a file carrier opens its file).
+constexpr auto kAlwaysReleasesGil = [](const auto&) { return true; };
 
 // The path of a file carrier: None, or a str, bytes or os.PathLike naming a
 // file. Throws TypeError naming the carrier and the object for anything else,
@@ -256,13 +179,6 @@ std::optional<int64_t> block_size_arg(py::handle block_size) {
   if (block_size.is_none()) return std::nullopt;
   return to_int64(block_size, "BlockDeviceCarrier: block_size");
 }
-
-// The Python types of the carrier constructors' arguments, as the
-// signatures name them (the constructors check them themselves).
-using DTypeArg = Hint<"DType | numpy.dtype | torch.dtype | str">;
-using SlotCountArg = Hint<"int | None">;
-using PathArg = Hint<"str | bytes | os.PathLike | None">;
-using ValuesArg = Hint<"collections.abc.Iterable[bool | int | float | tuple] | None">;
 
 // Binds a built-in carrier class constructed as
 // Cls(dtype, n=None, <more>..., *, values=None, mutable=True): `More` are the
@@ -728,8 +644,11 @@ bool
           py::arg("operation"), py::kw_only(), py::arg("writing") = false,
           "Pins the carrier for `operation` (tests and the move machinery only); use as "
           "`with c._pin(name) as lease:`. writing=True also refuses reads on other threads.")
-      .def("take_ownership", &Carrier::take_ownership, py::arg("carrier"),
-           R"doc(Makes this carrier the owner of ``carrier``.
+      .def(
+          "take_ownership",
+          [](Carrier& self, Carrier& owned) { without_gil([&] { self.take_ownership(owned); }); },
+          py::arg("carrier"),
+          R"doc(Makes this carrier the owner of ``carrier``.
 
 An owned carrier is not publicly mutable and cannot be released through its own
 ``release()``; ``carrier.owner`` reports the owner.
@@ -749,8 +668,11 @@ RuntimeError
 TypeError
     When ``carrier`` is not a Carrier.
 )doc")
-      .def("relinquish", &Carrier::relinquish, py::arg("carrier"),
-           R"doc(Ends this carrier's ownership of ``carrier``.
+      .def(
+          "relinquish",
+          [](Carrier& self, Carrier& owned) { without_gil([&] { self.relinquish(owned); }); },
+          py::arg("carrier"),
+          R"doc(Ends this carrier's ownership of ``carrier``.
 
 Parameters
 ----------
@@ -1101,6 +1023,7 @@ OSError
                              "int: the host-memory alignment of direct I/O (the file system's, "
                              "4096 when it reports none); 1 with buffered I/O.");
 
+  bind_python_storage(m);
   require_registered(builtin_carrier_classes());
   m.def(
       "_builtin_carrier_classes",

@@ -161,6 +161,16 @@ class Generic(Carrier):
         mutable: bool = True,
     ) -> None: ...
 
+class PythonStorageCarrier(Carrier):
+    def __init__(
+        self,
+        dtype: _DTypeLike,
+        n: int | None = None,
+        *,
+        values: Iterable[_Value] | None = None,
+        mutable: bool = True,
+    ) -> None: ...
+
 class CPU(Carrier):
     def __init__(
         self,

@@ -3,6 +3,7 @@
 #include "strideweave/carrier/block_device.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/file_backed.h"
+#include "strideweave/carrier/foreign_storage.h"
 #include "strideweave/carrier/generic.h"
 #include "strideweave/carrier/metal.h"
 
@@ -16,6 +17,7 @@ std::span<const ClassDescriptor* const> builtin_carrier_classes() {
       &FileBacked::static_class(),
       &BlockDeviceCarrier::static_class(),
       &Metal::static_class(),
+      &ForeignStorageCarrier::static_class(),
   };
   return classes;
 }

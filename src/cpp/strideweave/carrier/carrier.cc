@@ -19,8 +19,11 @@ bool VersionToken::is_current() const {
   return carrier != nullptr && carrier->version() == version_;
 }
 
-Carrier::Carrier(DType dtype, bool mutable_)
-    : dtype_(std::move(dtype)), id_(next_carrier_id++), constructed_mutable_(mutable_) {}
+Carrier::Carrier(DType dtype, bool mutable_, CarrierMutex::Kind lock)
+    : mu_(*this, lock),
+      dtype_(std::move(dtype)),
+      id_(next_carrier_id++),
+      constructed_mutable_(mutable_) {}
 
 Carrier::~Carrier() {
   // Carriers this one owned outlive it unowned.
@@ -429,8 +432,25 @@ CoreMutex& ownership_edges_mu() {
 
 }  // namespace
 
+namespace {
+
+// Ownership calls take the ownership-edge mutex, then wait for the two
+// carriers' mutexes. A Python carrier's storage method (a thread holding a
+// gate) must not: another thread may hold the edge mutex while it waits for
+// that gate (carrier_mutex.h).
+void require_no_gate_held(const char* call, const Carrier& carrier) {
+  if (CarrierMutex::gates_held() > 0) {
+    throw RuntimeError(std::string(call) + " on " + carrier.label() +
+                       " from a Python carrier's storage method, which must not change "
+                       "ownership");
+  }
+}
+
+}  // namespace
+
 void Carrier::take_ownership(Carrier& other) {
   if (&other == this) throw ValueError(label() + " cannot take ownership of itself");
+  require_no_gate_held("take_ownership", *this);
   const std::scoped_lock edges(ownership_edges_mu());
   // Refuses a cycle: `other` owning this carrier, directly or through the
   // carriers it owns. Reads one owner at a time, each under its own lock.
@@ -467,6 +487,7 @@ void Carrier::relinquish(Carrier& other) { relinquish_via(other, true); }
 void Carrier::relinquish_owned(Carrier& other) { relinquish_via(other, false); }
 
 void Carrier::relinquish_via(Carrier& other, bool is_public) {
+  if (is_public) require_no_gate_held("relinquish", *this);
   std::scoped_lock lock(mu_, other.mu_);
   const auto it =
       std::find_if(owned_carriers_.begin(), owned_carriers_.end(),

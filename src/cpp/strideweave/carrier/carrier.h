@@ -18,14 +18,15 @@
 // own pin causes, an owner path refuses only what is not its ownership.
 //
 // Thread safety: every public member may be called from any thread; state
-// changes are serialized by the carrier's mutex, a CoreMutex. Storage hooks
-// run under the mutex; they must not call back into the carrier or run
-// Python. take_ownership and relinquish hold two carriers' mutexes at once,
-// taken together by std::scoped_lock's deadlock-avoiding algorithm; the only
-// other nestings are a move's copy, which holds its source's mutex while it
-// writes its destination through Lease::write_locked, both carriers pinned by
-// that move, and a binary math operation, which reads its operands under both
-// mutexes taken in carrier-id order (docs/threading.md).
+// changes are serialized by the carrier's mutex, a CarrierMutex: a core lock,
+// or for a carrier with foreign storage (ForeignStorageCarrier) a gate.
+// Storage hooks run under the mutex; they must not call back into the
+// carrier, and only a foreign storage's hooks run Python (carrier_mutex.h). take_ownership and
+// relinquish hold two carriers' mutexes at once, taken together by std::scoped_lock's
+// deadlock-avoiding algorithm; the only other nestings are a move's copy, which holds its source's
+// mutex while it writes its destination through Lease::write_locked, both carriers pinned by that
+// move, and a binary math operation, which reads its operands under both mutexes taken in
+// carrier-id order (docs/threading.md).
 //
 // The types that act on a carrier from outside have headers of their own, one
 // concept each, and this one only forward-declares them: the lease of a pin
@@ -44,10 +45,10 @@
 #include <string>
 #include <vector>
 
+#include "strideweave/carrier/carrier_mutex.h"
 #include "strideweave/carrier/class_descriptor.h"
 #include "strideweave/dtype/dtype.h"
 #include "strideweave/dtype/value.h"
-#include "strideweave/exec/core_mutex.h"
 #include "strideweave/layout/layout.h"
 
 namespace strideweave {
@@ -109,6 +110,11 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
 
   // The number of slots; 0 for an empty or released carrier.
   int64_t slots() const;
+
+  // Whether the storage hooks run foreign code (ForeignStorageCarrier): the
+  // mutex is then a gate, and code that holds another carrier's lock never
+  // runs them (carrier_mutex.h).
+  bool has_foreign_storage() const noexcept { return mu_.is_foreign_gate(); }
 
   // A process-unique number naming this carrier in messages and tokens.
   uint64_t id() const noexcept { return id_; }
@@ -291,7 +297,7 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual int64_t io_block_size() const { return 1; }
 
  protected:
-  Carrier(DType dtype, bool mutable_);
+  Carrier(DType dtype, bool mutable_, CarrierMutex::Kind lock = CarrierMutex::Kind::kCore);
 
   // Storage hooks, called with the carrier's mutex held and its checks done
   // (slots in range, values coerced, encoded bytes validated).
@@ -340,8 +346,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void require_readable_locked(const char* operation) const;
   void require_not_being_written_locked(const char* operation) const;
 
-  // A core lock (docs/threading.md): no Python runs while it is held.
-  mutable CoreMutex mu_;
+  // A core lock (docs/threading.md), under which no Python runs, or for
+  // foreign storage a gate, under which only the storage hooks run Python.
+  mutable CarrierMutex mu_;
 
  private:
   friend class Lease;

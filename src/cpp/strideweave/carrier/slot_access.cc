@@ -27,6 +27,14 @@ void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
     parallel_copy_strided(storage, layout, offset, out, out_layout, 0, itemsize);
     return;
   }
+  if (carrier_.has_foreign_storage() && layout.size() != 0) {
+    // A foreign storage's hook is a call into Python: the whole window's span
+    // in one range call, then arranged by the kernel.
+    std::vector<std::byte> span(static_cast<std::size_t>(layout.cosize()) * itemsize);
+    read_range(offset, layout.cosize(), span.data());
+    copy_strided(span.data(), layout, 0, out, out_layout, 0, itemsize);
+    return;
+  }
   const RunPlan plan(layout, offset);
   // The image is `out` itself when out_layout arranges it as the runs do (a
   // compact window read into a compact buffer): one copy, not two.
@@ -40,6 +48,25 @@ void SlotReader::gather(const Layout& layout, int64_t offset, std::byte* out,
   if (!in_place) copy_strided(image.data(), plan.image_layout(), 0, out, out_layout, 0, itemsize);
 }
 
+void SlotReader::gather_values(const Layout& layout, int64_t offset, Value* out,
+                               const Layout& out_layout) const {
+  if (layout.size() == 0) return;
+  if (carrier_.has_foreign_storage()) {
+    std::vector<Value> span(static_cast<std::size_t>(layout.cosize()));
+    read_values(offset, layout.cosize(), span.data());
+    copy_strided(span.data(), layout, 0, out, out_layout, 0);
+    return;
+  }
+  const RunPlan plan(layout, offset);
+  std::vector<Value> image(static_cast<std::size_t>(plan.size()));
+  Value* cursor = image.data();
+  plan.for_each_run([&](int64_t first, int64_t count) {
+    read_values(first, count, cursor);
+    cursor += count;
+  });
+  copy_strided(image.data(), plan.image_layout(), 0, out, out_layout, 0);
+}
+
 void SlotReader::read_values(int64_t first, int64_t count, Value* out) const {
   carrier_.require_range_locked(first, count);
   carrier_.do_read_values(first, count, out);
@@ -50,6 +77,12 @@ std::byte* SlotWriter::host_range(int64_t first, int64_t count) const {
   carrier_.require_range_locked(first, count);
   std::byte* storage = carrier_.do_host_data();
   return storage == nullptr ? nullptr : storage + static_cast<std::size_t>(first) * itemsize;
+}
+
+void SlotWriter::read_range(int64_t first, int64_t count, std::byte* out) const {
+  carrier_.require_itemsize("read");
+  carrier_.require_range_locked(first, count);
+  if (count > 0) carrier_.do_read_range(first, count, out);
 }
 
 void SlotWriter::write_range(int64_t first, int64_t count, const std::byte* in) const {

@@ -45,11 +45,19 @@ class SlotReader {
   // out_layout(i) of `out`, for every flat index i. Host storage is copied by
   // the strided kernel; other storage is read one range call per run (a
   // broadcast's stored slots once) and then arranged by the kernel, or read
-  // straight into `out` when out_layout is the runs' image layout. Throws
+  // straight into `out` when out_layout is the runs' image layout; foreign
+  // storage (a call into Python per range) is read in one range call over the
+  // window's span, holes included, then arranged. Throws
   // TypeError for a dtype without an item size, ValueError when the leaf
   // extents of the layouts differ. Pre: the window lies within the slots and
   // `out` holds out_layout's cosize items.
   void gather(const Layout& layout, int64_t offset, std::byte* out, const Layout& out_layout) const;
+
+  // gather for element values (every dtype): the value of slot
+  // offset + layout(i) into out[out_layout(i)], read one read_values call per
+  // run, or for foreign storage one call over the window's span.
+  void gather_values(const Layout& layout, int64_t offset, Value* out,
+                     const Layout& out_layout) const;
 
  private:
   friend class Carrier;
@@ -67,6 +75,11 @@ class SlotWriter {
   // nullptr when the storage is not host memory. Throws TypeError for a
   // dtype without an item size, IndexError for a range outside the slots.
   std::byte* host_range(int64_t first, int64_t count) const;
+
+  // Slots [first, first + count) in native encoding into `out`, as the pin's
+  // holder sees them (a copy that must keep the slots it does not write).
+  // Throws as SlotReader::read_range.
+  void read_range(int64_t first, int64_t count, std::byte* out) const;
 
   // Stores the `count` natively encoded items at `in` in slots
   // [first, first + count) with one range write of the storage. Throws

@@ -63,6 +63,13 @@ std::shared_ptr<Evictable> Evictable::make(std::shared_ptr<Carrier> fast,
   }
   require_available(*fast, "fast");
   require_available(*slow, "slow");
+  for (const auto& [role, tier] : {std::pair{"fast", &fast}, std::pair{"slow", &slow}}) {
+    if ((*tier)->has_foreign_storage()) {
+      throw TypeError(std::string("Evictable: the ") + role + " tier " + (*tier)->label() +
+                      " has foreign storage (its hooks run Python), which cannot be a part: a "
+                      "composite runs its parts' storage under its own lock");
+    }
+  }
   const int64_t n = fast->slots();
   const int64_t slow_slots = slow->slots();
   if (slow_slots != 0 && slow_slots != n) {

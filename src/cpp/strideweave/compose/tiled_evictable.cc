@@ -131,6 +131,12 @@ std::shared_ptr<TiledEvictable> TiledEvictable::create(DType dtype, std::optiona
                       (*prototype)->label() + " has dtype " + (*prototype)->dtype().name() +
                       ", not " + dtype.name());
     }
+    if ((*prototype)->has_foreign_storage()) {
+      throw TypeError(std::string("TiledEvictable: the ") + role + " prototype " +
+                      (*prototype)->label() +
+                      " has foreign storage (its hooks run Python), which cannot be a part: a "
+                      "composite runs its parts' storage under its own lock");
+    }
   }
   const ClassDescriptor& fast = fast_prototype->carrier_class();
   const ClassDescriptor& slow = slow_prototype->carrier_class();

@@ -73,7 +73,10 @@ void parent_after_fork() {
 
 // The child's only thread is the one that forked: a fresh gate, counting it
 // when it holds core locks (the old gate, whose lock the handler holds, leaks).
+std::atomic<uint64_t> generation{0};
+
 void child_after_fork() {
+  generation.fetch_add(1);
   auto* fresh = new ForkGate();
   fresh->holders.store(locks_held > 0 ? 1 : 0);
   gate_slot() = fresh;
@@ -111,6 +114,8 @@ void CoreMutex::unlock() {
 }
 
 int core_locks_held() noexcept { return locks_held; }
+
+uint64_t fork_generation() noexcept { return generation.load(); }
 
 int threads_holding_core_locks() noexcept {
   static_cast<void>(registered);

@@ -3,6 +3,7 @@
 // run under a core lock can check it (docs/threading.md).
 #pragma once
 
+#include <cstdint>
 #include <mutex>
 
 namespace strideweave {
@@ -44,5 +45,10 @@ int core_locks_held() noexcept;
 //
 // The number of threads holding at least one core lock now (tests).
 int threads_holding_core_locks() noexcept;
+
+// How many fork()s lie between the first process and this one: 0 there, one
+// more in each child. A lock that records the generation of its holder knows,
+// in a child, that the holder was a thread the child does not have.
+uint64_t fork_generation() noexcept;
 
 }  // namespace strideweave

@@ -54,15 +54,68 @@ bool MoveOperation::supports_dtype(const DType&) const { return true; }
 
 namespace {
 
+// copy_stored when either carrier has foreign storage, whose hooks never run
+// while the thread holds another carrier's lock (carrier/carrier_mutex.h): the
+// span goes through a buffer, read under the source's lock alone, then written
+// under the destination's alone. Both carriers are pinned by this move, so
+// neither changes in between. A foreign side makes one range call for the
+// whole span (a destination's holes are read first and written back as they
+// were); the other side one per run.
+void copy_staged(const MoveTransfer& transfer, const Layout& footprint, std::size_t itemsize) {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  const int64_t offset = source.offset;
+  const int64_t span = transfer.element_count;
+  const RunPlan plan(footprint, offset);
+  std::vector<std::byte> staged(static_cast<std::size_t>(span) * itemsize);
+  const auto at = [&](int64_t first) {
+    return staged.data() + static_cast<std::size_t>(first - offset) * itemsize;
+  };
+  source.carrier->read_locked("move", [&](const SlotReader& reader) {
+    if (source.carrier->has_foreign_storage()) {
+      reader.read_range(offset, span, staged.data());
+    } else {
+      plan.for_each_run(
+          [&](int64_t first, int64_t run) { reader.read_range(first, run, at(first)); });
+    }
+  });
+  bool whole_span = false;
+  plan.for_each_run(
+      [&](int64_t first, int64_t run) { whole_span = first == offset && run == span; });
+  Lease& destination = *transfer.destination_lease;
+  destination.write_locked([&](const SlotWriter& writer) {
+    if (!destination.carrier().has_foreign_storage()) {
+      plan.for_each_run(
+          [&](int64_t first, int64_t run) { writer.write_range(first - offset, run, at(first)); });
+      return;
+    }
+    if (!whole_span) {
+      std::vector<std::byte> merged(staged.size());
+      writer.read_range(0, span, merged.data());
+      plan.for_each_run([&](int64_t first, int64_t run) {
+        std::memcpy(merged.data() + static_cast<std::size_t>(first - offset) * itemsize, at(first),
+                    static_cast<std::size_t>(run) * itemsize);
+      });
+      staged.swap(merged);
+    }
+    writer.write_range(0, span, staged.data());
+  });
+}
+
 // Copies source slots offset + footprint(i) into destination slots
 // footprint(i), for every i, as stored (`itemsize` bytes each), holding the
 // source's lock, then the destination's through the lease: both carriers are
-// pinned by this move, so no caller takes them in the other order.
+// pinned by this move, so no caller takes them in the other order. With
+// foreign storage on either side, copy_staged instead.
 void copy_stored(const MoveTransfer& transfer, const Layout& footprint, std::size_t itemsize) {
   const Subtensor& source = transfer.tensor->subtensor("move");
   const int64_t offset = source.offset;
   const int64_t count = transfer.element_count;
   if (count == 0) return;
+  if (source.carrier->has_foreign_storage() ||
+      transfer.destination_lease->carrier().has_foreign_storage()) {
+    copy_staged(transfer, footprint, itemsize);
+    return;
+  }
   source.carrier->read_locked("move", [&](const SlotReader& reader) {
     transfer.destination_lease->write_locked([&](const SlotWriter& writer) {
       const std::byte* from = reader.host_range(offset, count);

@@ -61,7 +61,8 @@ void with_canonical(const Tensor& t, const Layout& canonical, const char* op,
 // Calls fn(a_items, b_items) with both non-empty operands in canonical order
 // (canonical_items), their carriers locked together: one lock when they share
 // a carrier, else the carrier with the smaller id first; when either carrier
-// is owned (a composite's part), each operand copied under its own lock alone. The order keeps two
+// is owned (a composite's part) or has foreign storage (whose hooks never run
+// under another carrier's lock), each operand copied under its own lock alone. The order keeps two
 // operations on the same pair from deadlocking; a move's copy (the other
 // nesting: source, then destination) cannot close a cycle with it, because a
 // move's destination refuses reads, so its lock is never held here while the
@@ -81,11 +82,14 @@ void with_both_canonical(const Tensor& a, const Tensor& b, const Layout& canonic
     });
     return;
   }
-  if (sa.carrier->owner() != nullptr || sb.carrier->owner() != nullptr) {
+  if (sa.carrier->owner() != nullptr || sb.carrier->owner() != nullptr ||
+      sa.carrier->has_foreign_storage() || sb.carrier->has_foreign_storage()) {
     // A part of a composite is locked by its owner's storage hooks while the
     // owner's lock, and possibly another operand's, is held: locking it
-    // together with another carrier here could close a cycle. Each operand is
-    // copied under its own lock alone instead.
+    // together with another carrier here could close a cycle. A foreign
+    // storage's hooks must not run while another carrier's lock is held
+    // (carrier/carrier_mutex.h). Each operand is copied under its own lock
+    // alone instead.
     const auto copy = [&](const Tensor& t, const Subtensor& s, std::vector<std::byte>& scratch) {
       s.carrier->read_locked(op, [&](const SlotReader& reader) {
         if (empty) return;

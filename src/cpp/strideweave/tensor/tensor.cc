@@ -125,16 +125,8 @@ std::vector<Value> Tensor::values() const {
   if (single_) {
     const Subtensor& s = *single_;
     std::vector<Value> out(static_cast<std::size_t>(s.layout.size()));
-    const RunPlan plan(s.layout, s.offset);
     s.carrier->read_locked("read", [&](const SlotReader& reader) {
-      std::vector<Value> image(static_cast<std::size_t>(plan.size()));
-      Value* cursor = image.data();
-      plan.for_each_run([&](int64_t first, int64_t count) {
-        reader.read_values(first, count, cursor);
-        cursor += count;
-      });
-      copy_strided(image.data(), plan.image_layout(), 0, out.data(),
-                   compact_col_major(s.layout.shape()), 0);
+      reader.gather_values(s.layout, s.offset, out.data(), compact_col_major(s.layout.shape()));
     });
     return out;
   }
