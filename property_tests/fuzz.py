@@ -39,7 +39,7 @@ from hypothesis import HealthCheck, given, settings
 import strideweave as sw
 import strideweave.carriers.move
 import strideweave.carriers.tiled_evictable
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 # Each target runs the profile's max_examples divided by this (ci: 100, thorough: 1000):
 # there are some seventy targets, and each call draws from large strategies.
