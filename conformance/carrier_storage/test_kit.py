@@ -13,7 +13,11 @@ from pathlib import Path
 import pytest
 
 import strideweave as sw
+from conformance.harness.evidence import collect_python
 from strideweave import kit
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.openspec import load_specs
+from strideweave._harness.pins import pin_problems, read_lock
 
 KIT = "carrier-storage/a-conformance-kit-checks-a-carrier-class"
 LIKE = "carrier-storage/new-like-creates-an-empty-carrier-of-the-same-exact-class#1"
@@ -134,3 +138,18 @@ def test_the_kit_reads_the_clauses_of_the_shipped_or_the_source_specs():
         assert path == expected
         assert path.read_text() == (root / "spec" / capability / "spec.md").read_text()
     assert kit.clause_text(LIKE).startswith("new_like() SHALL return a new, empty")
+
+
+@pytest.mark.spec(f"{KIT}#3")
+def test_the_checks_cite_pinned_clauses_of_the_current_specs():
+    """The checks sit outside this suite's test folders, so the harness's own drift and pin
+    checks do not see them: a clause whose number or text changed must be caught here,
+    since a check's failure names the clause by its citation."""
+    root = Path(__file__).resolve().parents[2]
+    catalog = Catalog(load_specs(root / "spec"))
+    pins = read_lock(root / "spec" / "clauses.lock")
+    checks = Path(kit.__file__).resolve().parent / "checks"
+    citations, drift = collect_python(root, [checks], catalog, pins)
+    assert [str(d) for d in drift] == []
+    assert {c.target.split("/")[0] for c in citations} == set(kit.CAPABILITIES)
+    assert pin_problems(citations, catalog, pins) == []
