@@ -8,6 +8,8 @@ It fails unless
   repair, not the plain linux_x86_64 build);
 * ``strideweave`` and ``strideweave._core`` are imported from this environment's
   site-packages, outside the source tree;
+* the wheel ships the spec files the carrier kit reads (``strideweave/spec/<capability>/
+  spec.md``, identical to the source tree's);
 * the package's ``__all__`` lists exactly the capability modules' public names and the
   movement names the spec puts at the top level (the literal list type checkers read
   cannot drift from the modules).
@@ -54,6 +56,15 @@ def check_installed(source: pathlib.Path) -> None:
     print(f"wheel_tree: installed wheel tags {', '.join(tags)}")
 
     import strideweave as sw
+    from strideweave import kit
+
+    # The carrier kit reads the spec files the wheel ships (CMakeLists.txt installs them).
+    for capability in kit.CAPABILITIES:
+        shipped = pathlib.Path(sw.__file__).resolve().parent / "spec" / capability / "spec.md"
+        source_spec = source / "spec" / capability / "spec.md"
+        if not shipped.is_file() or shipped.read_bytes() != source_spec.read_bytes():
+            fail(f"the wheel does not ship {source_spec} as {shipped}")
+        print(f"wheel_tree: ships {shipped}")
 
     modules = (sw.autograd, sw.carriers, sw.dtypes, sw.layout, sw.ops, sw.profiling, sw.tensors)
     # spec/interop-movement: these are importable from the top level and from

@@ -51,7 +51,7 @@ import torch
 from hypothesis import given, settings
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 MOVE_CARRIERS = (sw.CPU, sw.Generic, sw.FileBacked)
 MAX_OPERATIONS = 6

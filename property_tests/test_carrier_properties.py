@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 RANGE = "carrier-storage/range-entry-points-read-and-write-consecutive-slots"
 BULK = "carrier-storage/bulk-reads-take-one-snapshot-through-the-span-walker"

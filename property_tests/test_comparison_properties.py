@@ -16,7 +16,7 @@ import torch
 from hypothesis import given, settings
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 CMP = "autograd/comparisons-return-bool-tensors-and-record-no-gradient"
 DIV = "autograd/true-division-takes-float32-operands"

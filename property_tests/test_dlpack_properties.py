@@ -13,7 +13,7 @@ from conformance.interop_movement.consumers import (
     JAX_STRIDES_REFUSED,
     is_compact_permutation,
 )
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 LEAVES = "interop-movement/the-exported-buffer-describes-the-layouts-flattened-leaf-modes"
 DTYPES = "interop-movement/only-float32-and-int32-logical-dtypes-are-exportable"

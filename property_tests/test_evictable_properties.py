@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 SPEC = "carrier-composition"
 ACCESS = f"{SPEC}/evictable-reads-and-writes-in-either-residency"

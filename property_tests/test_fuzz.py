@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from property_tests import fuzz
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 
 def _outcome_text(code: int) -> str:

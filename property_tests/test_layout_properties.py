@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 COORDINATES = "core-layout/layouts-map-coordinates-to-indices-colexicographically"
 MEASURE = "core-layout/size-rank-depth-and-cosize-summarize-a-layout"

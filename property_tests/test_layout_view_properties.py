@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 PERMUTE = "core-tensor-representation/permute-reorders-the-top-level-modes"
 TRANSPOSE = "core-tensor-representation/transpose-swaps-two-top-level-modes"

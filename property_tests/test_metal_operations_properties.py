@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 FRESH = "autograd/operation-results-are-fresh-canonical-cpu-tensors"
 

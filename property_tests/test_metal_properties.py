@@ -13,8 +13,8 @@ from hypothesis import assume, given
 
 import strideweave as sw
 from conformance.interop_movement.movement import InjectedFault, snapshot
-from property_tests import strategies as S
 from strideweave._core import _testing
+from strideweave.kit import strategies as S
 
 BOUNDARY = "interop-movement/metal-movement-preserves-the-complete-tensor-value-boundary"
 BULK = "interop-movement/metal-movement-uses-exact-registered-bulk-pairs"

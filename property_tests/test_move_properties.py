@@ -22,10 +22,10 @@ from conformance.interop_movement.movement import (
     WRITTEN,
     InjectedFault,
 )
-from property_tests import strategies as S
 from strideweave._core import _testing
 from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
 from strideweave.carriers.move import registered_move_operation
+from strideweave.kit import strategies as S
 
 MOVE = "interop-movement/move-relocates-values-into-a-caller-supplied-carrier"
 ASYNC = "interop-movement/move-async-validates-one-movement-request"

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 ARRAY = "core-tensor-representation/numpy-reads-a-tensor-through-the-array-protocol"
 TEXT = "core-tensor-representation/a-tensors-text-shows-its-values-and-its-representation"

@@ -7,7 +7,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 TOLIST = "core-tensor-representation/tolist-reads-logical-values-through-any-layout"
 VIEWS = "core-tensor-representation/views-share-their-carrier"

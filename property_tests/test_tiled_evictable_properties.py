@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 
 import strideweave as sw
-from property_tests import strategies as S
 from strideweave._core import _testing
 from strideweave.carriers.tiled_evictable import TiledEvictable
+from strideweave.kit import strategies as S
 
 PROJECT = "carrier-composition/projection-completes-with-one-compact-ordinary-tensor"
 ENTRY = "carrier-composition/tiledevictable-reads-and-writes-any-slot-in-either-tile-state"

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 VIEWS = "autograd/broadcast-and-indexing-are-recorded-views"
 MODE = "autograd/grad-mode-is-per-thread-and-on-by-default"

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strideweave as sw
-from property_tests import strategies as S
+from strideweave.kit import strategies as S
 
 NAME = "autograd/every-operation-is-an-operation-with-a-name"
 ELEMENTWISE = "autograd/elementwise-operations-take-operands-of-equal-shape-and-dtype"

@@ -20,8 +20,8 @@ from conformance.carrier_storage.python_carriers import (
     FailingCarrier,
     OtherBytesCarrier,
 )
-from property_tests import strategies as S
 from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
+from strideweave.kit import strategies as S
 
 SPANS = "carrier-storage/python-subclasses-of-pythonstoragecarrier-implement-storage-in-spans"
 CHECKED = "carrier-storage/a-python-carriers-storage-methods-are-checked-and-shielded"

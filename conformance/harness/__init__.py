@@ -1,16 +1,12 @@
 """Spec conformance harness: binds tests to OpenSpec ids and reports coverage.
 
-Modules:
+The spec model and the report writers live in ``strideweave._harness`` (shipped in the
+wheel, so that the carrier kit ``strideweave.kit`` reports with them); this package adds
+what only the repository needs:
 
-* ``openspec``  - parser and frozen data model (Spec, Requirement, Clause, Scenario).
-* ``ids``       - slugs and id shapes; ``clauses`` - normative sentence extraction.
-* ``catalog``   - index of citable ids; ``pins`` - the clause lock (``spec/clauses.lock``).
-* ``evidence``  - citations from pytest collection and C++ tests; ``citations`` - the model.
+* ``evidence``  - citations from pytest collection and C++ tests.
 * ``cpp``       - C++ test-name citations, gtest XML results and test lists.
-* ``coverage``  - statuses and scenario verdicts.
-* ``report``    - Markdown/JSON/JUnit output and terminal lines; ``html_report`` - HTML.
-* ``config``    - project layout and ``[tool.strideweave.conformance]``.
 * ``plugin``    - the pytest plugin; ``cli`` - ``python -m conformance.harness``.
 
-Nothing here imports ``strideweave``.
+Nothing here, nor in ``strideweave._harness``, imports the runtime of ``strideweave``.
 """

@@ -18,14 +18,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .catalog import Catalog
-from .config import STRICT_MODES, ConfigError, load_project_config
-from .coverage import MISSING, Evidence, build_coverage
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.config import STRICT_MODES, ConfigError, load_project_config
+from strideweave._harness.coverage import MISSING, Evidence, build_coverage
+from strideweave._harness.openspec import SpecError, load_specs
+from strideweave._harness.pins import read_lock, write_lock
+from strideweave._harness.report import to_json
+
 from .cpp import ResultsError
 from .evidence import collect_python, failures, load_project
-from .openspec import SpecError, load_specs
-from .pins import read_lock, write_lock
-from .report import to_json
 
 
 def _list(catalog: Catalog, as_json: bool, out: TextIO) -> int:

@@ -34,9 +34,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import ids, outcomes
-from .catalog import Catalog, cpp_key, suggestion
-from .citations import CPP, Citation, Drift
+from strideweave._harness import ids, outcomes
+from strideweave._harness.catalog import Catalog, cpp_key, suggestion
+from strideweave._harness.citations import CPP, Citation, Drift
 
 _CLAUSE_NAME = re.compile(r"clause([0-9]+)")
 _DISABLED = "DISABLED_"

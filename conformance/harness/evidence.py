@@ -21,12 +21,19 @@ from pathlib import Path
 
 import pytest
 
-from .catalog import Catalog
-from .citations import PYTHON, Citation, Drift
-from .config import MachineSkip, ProjectConfig, load_project_config, selects, strict_ids
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.citations import Citation, Drift, mark_citations
+from strideweave._harness.config import (
+    MachineSkip,
+    ProjectConfig,
+    load_project_config,
+    selects,
+    strict_ids,
+)
+from strideweave._harness.openspec import load_specs
+from strideweave._harness.pins import Pin, pin_failure, pin_problems, read_lock
+
 from .cpp import CppEvidence, read_cpp
-from .openspec import load_specs
-from .pins import Pin, pin_failure, pin_problems, read_lock
 
 
 @dataclass(frozen=True)
@@ -102,29 +109,6 @@ def machine_skip_problems(skips: Iterable[MachineSkip], citations: Iterable[Cita
                 f"fallback {skip.fallback} of {skip.test} does not cite {', '.join(uncovered)}"
             )
     return problems
-
-
-def mark_citations(
-    nodeid: str, marks: Iterable[pytest.Mark], catalog: Catalog, pinned: Collection[str] = ()
-) -> tuple[list[Citation], list[str]]:
-    """The citations one item's ``spec`` marks make, and what is wrong with the others.
-
-    A citation of a ``pinned`` clause id that no longer exists is kept (a pin problem).
-    """
-    citations: list[Citation] = []
-    problems: list[str] = []
-    for mark in marks:
-        if mark.kwargs:
-            problems.append("pytest.mark.spec takes no keyword arguments")
-        if not mark.args:
-            problems.append("pytest.mark.spec() names no id")
-        for target in mark.args:
-            problem = catalog.citation_problem(target)
-            if problem is not None and not (isinstance(target, str) and target in pinned):
-                problems.append(f"cites {problem}")
-            else:
-                citations.append(Citation(target, nodeid, PYTHON))
-    return citations, problems
 
 
 class EvidenceCollector:

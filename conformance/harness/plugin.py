@@ -20,10 +20,19 @@ from pathlib import Path
 
 import pytest
 
-from . import outcomes
-from .citations import CPP, PYTHON, Citation
-from .config import SPEC_DIR, STRICT_MODES, ConfigError, selects
-from .coverage import Coverage, Evidence, build_coverage, clauses_verdict, scenario_verdict
+from strideweave._harness import outcomes
+from strideweave._harness.citations import CPP, PYTHON, Citation, mark_citations
+from strideweave._harness.config import SPEC_DIR, STRICT_MODES, ConfigError, selects
+from strideweave._harness.coverage import (
+    Coverage,
+    Evidence,
+    build_coverage,
+    clauses_verdict,
+    scenario_verdict,
+)
+from strideweave._harness.openspec import SpecError
+from strideweave._harness.report import Skip, summary_lines, write_reports
+
 from .cpp import ResultsError
 from .evidence import (
     EvidenceCollector,
@@ -31,10 +40,7 @@ from .evidence import (
     collect_python,
     failures,
     load_project,
-    mark_citations,
 )
-from .openspec import SpecError
-from .report import Skip, summary_lines, write_reports
 
 pytest_plugins = ("pytester",)
 
@@ -168,7 +174,7 @@ class _SessionState:
             self.skip_reasons[report.nodeid] = _skip_reason(report)
         if report.nodeid in self.scenario_nodeids:
             return
-        phase = _phase_outcome(report)
+        phase = outcomes.phase_outcome(report)
         if phase is not None:
             previous = self.python_outcomes.get(report.nodeid)
             self.python_outcomes[report.nodeid] = outcomes.merge_phases(previous, phase)
@@ -247,18 +253,6 @@ def _skip_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
     return reason.removeprefix("Skipped: ")
-
-
-def _phase_outcome(report: pytest.TestReport) -> str | None:
-    """The outcome one report contributes; None for a passed setup or teardown."""
-    xfail = hasattr(report, "wasxfail")
-    if report.failed:
-        return outcomes.FAILED
-    if report.skipped:
-        return outcomes.XFAILED if xfail else outcomes.SKIPPED
-    if report.when != "call":
-        return None
-    return outcomes.XPASSED if xfail else outcomes.PASSED
 
 
 class ScenarioProbe:

@@ -1,6 +1,6 @@
 // RapidCheck generators of hierarchical layouts for the C++ property tests.
 //
-// The families mirror property_tests/strategies.py (the Python side's single
+// The families mirror src/python/strideweave/kit/strategies.py (the Python side's single
 // strategies module): nested shapes with extents 0 and 1, compact strides,
 // strides with holes, permuted modes, stride-zero (broadcast) modes and
 // arbitrary strides. Sizes stay small enough for brute-force checks.

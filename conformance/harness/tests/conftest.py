@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harness.catalog import Catalog
-from conformance.harness.openspec import load_specs, parse_spec
-from conformance.harness.pins import write_lock
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.openspec import load_specs, parse_spec
+from strideweave._harness.pins import write_lock
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SCENARIO_MODULE = REPO_ROOT / "conformance" / "test_spec_scenarios.py"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from conformance.harness.clauses import extract_clauses, prose_blocks, split_sentences
-from conformance.harness.openspec import parse_spec
+from strideweave._harness.clauses import extract_clauses, prose_blocks, split_sentences
+from strideweave._harness.openspec import parse_spec
 
 from .conftest import spec_document
 

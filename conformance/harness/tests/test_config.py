@@ -2,7 +2,7 @@
 
 import pytest
 
-from conformance.harness.config import (
+from strideweave._harness.config import (
     ConfigError,
     MachineSkip,
     ProjectConfig,

@@ -1,9 +1,9 @@
 """Binding rules, statuses, counts and scenario verdicts."""
 
-from conformance.harness import coverage as cov
-from conformance.harness import outcomes
-from conformance.harness.citations import CPP, PYTHON, Citation
-from conformance.harness.coverage import Evidence, build_coverage, scenario_verdict
+from strideweave._harness import coverage as cov
+from strideweave._harness import outcomes
+from strideweave._harness.citations import CPP, PYTHON, Citation
+from strideweave._harness.coverage import Evidence, build_coverage, scenario_verdict
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, NAMED
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from conformance.harness.citations import CPP
 from conformance.harness.cpp import CppTest, cpp_citations, resolve_name
+from strideweave._harness.citations import CPP
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE
 

@@ -2,7 +2,6 @@
 
 import pytest
 
-from conformance.harness import outcomes
 from conformance.harness.cpp import (
     ResultsError,
     list_gtest_binary,
@@ -13,6 +12,7 @@ from conformance.harness.cpp import (
     undecorate_name,
     undecorate_suite,
 )
+from strideweave._harness import outcomes
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, fake_binary
 

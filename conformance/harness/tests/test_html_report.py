@@ -2,12 +2,12 @@
 
 from html.parser import HTMLParser
 
-from conformance.harness import outcomes
-from conformance.harness.catalog import Catalog
-from conformance.harness.citations import CPP, PYTHON, Citation
-from conformance.harness.coverage import Evidence, build_coverage
-from conformance.harness.html_report import to_html
-from conformance.harness.openspec import load_specs
+from strideweave._harness import outcomes
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.citations import CPP, PYTHON, Citation
+from strideweave._harness.coverage import Evidence, build_coverage
+from strideweave._harness.html_report import to_html
+from strideweave._harness.openspec import load_specs
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, NAMED, REPO_ROOT
 

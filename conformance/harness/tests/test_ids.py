@@ -2,7 +2,7 @@
 
 import pytest
 
-from conformance.harness import ids
+from strideweave._harness import ids
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harness.openspec import SpecError, load_specs, parse_spec
+from strideweave._harness.openspec import SpecError, load_specs, parse_spec
 
 from .conftest import DEMO_SPEC, spec_document
 

@@ -1,6 +1,6 @@
 """Outcome merging."""
 
-from conformance.harness import outcomes as o
+from strideweave._harness import outcomes as o
 
 
 def test_merge_phases_takes_the_most_severe():

@@ -2,11 +2,11 @@
 
 import pytest
 
-from conformance.harness.catalog import Catalog
-from conformance.harness.citations import CPP, PYTHON, Citation
-from conformance.harness.config import ConfigError
-from conformance.harness.openspec import parse_spec
-from conformance.harness.pins import (
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.citations import CPP, PYTHON, Citation
+from strideweave._harness.config import ConfigError
+from strideweave._harness.openspec import parse_spec
+from strideweave._harness.pins import (
     REPIN_COMMAND,
     fingerprint,
     pin_problems,

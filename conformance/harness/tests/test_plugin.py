@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conformance.harness import plugin
-from conformance.harness.coverage import build_coverage
+from strideweave._harness.coverage import build_coverage
 
 from .conftest import (
     COUNT_NONE,

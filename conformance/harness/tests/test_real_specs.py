@@ -1,7 +1,7 @@
 """The repository's own specs parse under the harness rules."""
 
-from conformance.harness.catalog import Catalog
-from conformance.harness.openspec import load_specs
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.openspec import load_specs
 
 from .conftest import REPO_ROOT
 

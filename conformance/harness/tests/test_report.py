@@ -3,11 +3,11 @@
 import json
 import xml.etree.ElementTree as ET
 
-from conformance.harness import outcomes
-from conformance.harness.citations import CPP, PYTHON, Citation
-from conformance.harness.coverage import Evidence, build_coverage
-from conformance.harness.pins import fingerprint
-from conformance.harness.report import Skip, summary_lines, to_markdown, write_reports
+from strideweave._harness import outcomes
+from strideweave._harness.citations import CPP, PYTHON, Citation
+from strideweave._harness.coverage import Evidence, build_coverage
+from strideweave._harness.pins import fingerprint
+from strideweave._harness.report import Skip, summary_lines, to_markdown, write_reports
 
 from .conftest import COUNT_NONE, COUNT_ONE, COUNTED, NAME_ONE, NAMED
 

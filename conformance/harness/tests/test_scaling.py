@@ -9,9 +9,9 @@ import textwrap
 
 import pytest
 
-from conformance.harness.catalog import Catalog
-from conformance.harness.openspec import load_specs
-from conformance.harness.pins import write_lock
+from strideweave._harness.catalog import Catalog
+from strideweave._harness.openspec import load_specs
+from strideweave._harness.pins import write_lock
 
 from .conftest import REPO_ROOT, SCENARIO_MODULE, run, write
 from .test_cli import cli

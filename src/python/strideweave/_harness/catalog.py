@@ -36,7 +36,8 @@ class Catalog:
                     requirement
                 )
                 self._ids.add(requirement.id)
-                self._ids.update(item.id for item in (*requirement.scenarios, *requirement.clauses))
+                self._ids.update(scenario.id for scenario in requirement.scenarios)
+                self._ids.update(clause.id for clause in requirement.clauses)
 
     def defines(self, target_id: str) -> bool:
         """True if ``target_id`` is a requirement, scenario or clause id."""

@@ -5,7 +5,8 @@ dtypes, carriers and tensors) from here, so "for any layout" means the same
 families everywhere: nested shapes with extents 0 and 1, compact strides,
 permuted modes, holes, stride-zero broadcast modes and arbitrary strides.
 The C++ RapidCheck generators in ``property_tests/cpp/layout_generators.h``
-mirror these families.
+mirror these families. It ships in the wheel, in the carrier kit, whose checks draw
+their layouts from here too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
@@ -85,6 +87,7 @@ def collapse(coord: IntTuple, shape: IntTuple) -> int:
     if isinstance(shape, int):
         assert isinstance(coord, int)
         return coord
+    assert not isinstance(coord, int)
     index, weight = 0, 1
     for c, s in zip(coord, shape, strict=True):
         index += collapse(c, s) * weight
@@ -100,6 +103,7 @@ def single_collapses(coord: IntTuple, shape: IntTuple) -> list[IntTuple]:
     """
     if isinstance(shape, int):
         return []
+    assert not isinstance(coord, int)
     forms: list[IntTuple] = []
     for k, (c, s) in enumerate(zip(coord, shape, strict=True)):
         if isinstance(s, int):
@@ -116,6 +120,7 @@ def mixed_coordinates(draw: st.DrawFn, coord: IntTuple, shape: IntTuple) -> IntT
     def build(c: IntTuple, s: IntTuple) -> IntTuple:
         if isinstance(s, int):
             return c
+        assert not isinstance(c, int)
         return tuple(
             collapse(x, y) if not isinstance(y, int) and draw(st.booleans()) else build(x, y)
             for x, y in zip(c, s, strict=True)
@@ -378,6 +383,7 @@ def _scalar_value(dtype: sw.DType, base: int, k: int) -> object:
 def slot_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list:
     """``n`` values of ``dtype`` in random order, pairwise distinct where the dtype allows."""
     base = draw(st.integers(-(2**20), 2**20))
+    values: list[object]
     if dtype.is_compound:
         values = [
             tuple(_scalar_value(f, base + i, k) for i, (_, f) in enumerate(dtype.fields))
@@ -627,7 +633,12 @@ def describe(value: object) -> str:
     Uses the names of this module (``nest``, ``IndexOf``, ...) and ``np``, ``sw``.
     """
     chain, inner = 0, value
-    while type(inner) in (tuple, list) and len(inner) == 1 and type(inner[0]) is type(inner):
+    while (
+        isinstance(inner, tuple | list)
+        and type(inner) in (tuple, list)
+        and len(inner) == 1
+        and type(inner[0]) is type(inner)
+    ):
         chain, inner = chain + 1, inner[0]
     if chain >= 8:
         return f"nest({describe(inner)}, {chain}, {type(value).__name__})"
@@ -676,6 +687,7 @@ def _describe_numpy(value: object) -> str:
 
     if isinstance(value, np.ndarray):
         return f"np.array({value.tolist()!r}, dtype=np.{value.dtype})"
+    assert isinstance(value, np.generic)
     return f"np.{type(value).__name__}({value.item()!r})"
 
 
@@ -811,7 +823,7 @@ def fuzz_layouts() -> st.SearchStrategy[sw.Layout]:
     return st.one_of(
         layouts(),
         st.builds(sw.Layout, st.sampled_from([2**31, 2**40, 2**62]), st.integers(0, 2)),
-        st.builds(lambda d: sw.Layout(nest(2, d)), st.sampled_from([8, 32])),
+        st.builds(lambda d: sw.Layout(cast(IntTuple, nest(2, d))), st.sampled_from([8, 32])),
     )
 
 

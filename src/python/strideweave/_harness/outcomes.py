@@ -36,3 +36,17 @@ def merge_phases(previous: str | None, phase: str) -> str:
 def merge_instances(outcomes: Iterable[str]) -> str | None:
     """Aggregate the outcomes of several instances of one test (None if there are none)."""
     return max(outcomes, key=_INSTANCE_RANK.__getitem__, default=None)
+
+
+def phase_outcome(report: object) -> str | None:
+    """The outcome one pytest report (setup, call or teardown) contributes: ``failed``,
+    ``skipped``/``xfailed``, ``passed``/``xpassed`` for the call, None for a passing setup
+    or teardown. ``report`` is a pytest ``TestReport`` (read by attribute only)."""
+    xfail = hasattr(report, "wasxfail")
+    if getattr(report, "failed", False):
+        return FAILED
+    if getattr(report, "skipped", False):
+        return XFAILED if xfail else SKIPPED
+    if getattr(report, "when", None) != "call":
+        return None
+    return XPASSED if xfail else PASSED
