@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import strideweave as sw
+from conformance.carrier_storage.broken_carriers import BROKEN
 from conformance.harness.evidence import collect_python
 from strideweave import kit
 from strideweave._harness.catalog import Catalog
@@ -23,6 +24,7 @@ KIT = "carrier-storage/a-conformance-kit-checks-a-carrier-class"
 LIKE = "carrier-storage/new-like-creates-an-empty-carrier-of-the-same-exact-class#1"
 BUILTINS = ("CPU", "Generic", "Metal", "FileBacked", "BlockDeviceCarrier")
 TIMEOUT = 600
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run(args: list[str], cwd: Path, *extra_path: Path) -> subprocess.CompletedProcess[str]:
@@ -95,6 +97,44 @@ def test_kit_reports_the_clause_a_carrier_breaks(tmp_path):
     assert "test_create_a_like_carrier_from_a_released_carrier" in output
 
 
+@pytest.mark.spec(f"{KIT}/kit-passes-on-a-python-storage-carrier", f"{KIT}#4")
+def test_kit_passes_on_a_python_storage_carrier(tmp_path):
+    reference = "conformance.carrier_storage.python_carriers:BytesCarrier"
+    result = run(["-m", "strideweave.kit", reference], tmp_path, REPO)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert " failed" not in output and " passed" in output
+
+
+@pytest.mark.spec(f"{KIT}#4")
+def test_the_documented_50_line_carrier_passes_the_kit(tmp_path):
+    """docs/carrier-kit.md's example, run as written: its own demo, then the kit."""
+    doc = (REPO / "docs" / "carrier-kit.md").read_text()
+    code = doc.split("```python\n# my_carriers.py\n", 1)[1].split("```", 1)[0]
+    assert len(code.splitlines()) <= 50
+    (tmp_path / "my_carriers.py").write_text(code)
+    demo = run(["my_carriers.py"], tmp_path)
+    assert demo.returncode == 0, demo.stderr
+    assert demo.stdout.startswith("[1.0, 2.0, 3.0] [[1.0, 2.0], [3.0, 4.0]] <NumpyCarrier")
+    result = run(["-m", "strideweave.kit", "my_carriers:NumpyCarrier"], tmp_path, tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0 and " failed" not in output, output
+
+
+@pytest.mark.spec(f"{KIT}/kit-fails-each-broken-example-carrier", f"{KIT}#5")
+@pytest.mark.parametrize(("name", "clause"), sorted(BROKEN.items()))
+def test_kit_fails_each_broken_example_carrier(name, clause, tmp_path):
+    reference = f"conformance.carrier_storage.broken_carriers:{name}"
+    result = run(["-m", "strideweave.kit", reference], tmp_path, REPO)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert clause in output, output[-4000:]
+
+
+def test_there_are_at_least_ten_broken_example_carriers():
+    assert len(BROKEN) >= 10
+
+
 @pytest.mark.spec(f"{KIT}#1")
 def test_the_plugin_runs_the_checks_in_another_suite(tmp_path):
     """A team's suite: its own (empty) configuration, the plugin and the checks by name."""
@@ -124,7 +164,7 @@ def test_refuse_a_reference_that_names_no_factory(tmp_path):
         assert result.returncode == 2 and reference in result.stderr, result.stderr
 
 
-@pytest.mark.spec(f"{KIT}#5")
+@pytest.mark.spec(f"{KIT}#6")
 def test_the_kit_reads_the_clauses_of_the_shipped_or_the_source_specs():
     """Installed, the package holds the spec files (CMakeLists.txt installs them); in the
     source tree the kit reads spec/. Either way the text is the repository's."""
