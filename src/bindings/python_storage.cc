@@ -56,7 +56,10 @@ class PythonStorageCarrier : public ForeignStorageCarrier {
     const ExitSafeGil gil("PythonStorageCarrier._read_range");
     gil.require();
     const std::size_t bytes = static_cast<std::size_t>(count) * *dtype().itemsize();
-    const py::bytearray buffer(std::string(bytes, '\0'));
+    const auto buffer = py::reinterpret_steal<py::bytearray>(
+        PyByteArray_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(bytes)));
+    if (!buffer) throw py::error_already_set();
+    std::memset(PyByteArray_AsString(buffer.ptr()), 0, bytes);
     returns_none(Hook::kReadRange, range(first, count),
                  call(Hook::kReadRange, range(first, count), "_read_range", first, count,
                       py::memoryview(buffer)));

@@ -38,27 +38,14 @@ CarrierMutex::CarrierMutex(const Carrier& carrier, Kind kind)
 
 CarrierMutex::~CarrierMutex() = default;
 
-void CarrierMutex::lock() {
-  if (gate_ == nullptr) {
-    core_.lock();
-  } else {
-    lock_gate();
-  }
-}
-
-bool CarrierMutex::try_lock() {
-  if (gate_ == nullptr) return core_.try_lock();
+bool CarrierMutex::try_lock_gate() {
   const std::lock_guard state(core_);
   if (gate_->held) return false;
   gate_->take();
   return true;
 }
 
-void CarrierMutex::unlock() {
-  if (gate_ == nullptr) {
-    core_.unlock();
-    return;
-  }
+void CarrierMutex::unlock_gate() {
   {
     const std::lock_guard state(core_);
     gate_->held = false;

@@ -45,9 +45,23 @@ class CarrierMutex {
   // carrier when the calling thread holds it already, when its holder was lost
   // to a fork(), and when the calling thread would wait for it holding both a
   // core lock and the GIL (a deadlock: a bug of the caller).
-  void lock();
-  bool try_lock();
-  void unlock();
+  // A built-in carrier's lock is the CoreMutex, inline: the gate costs its
+  // callers one predictable branch.
+  void lock() {
+    if (gate_ == nullptr) [[likely]] {
+      core_.lock();
+    } else {
+      lock_gate();
+    }
+  }
+  bool try_lock() { return gate_ == nullptr ? core_.try_lock() : try_lock_gate(); }
+  void unlock() {
+    if (gate_ == nullptr) [[likely]] {
+      core_.unlock();
+    } else {
+      unlock_gate();
+    }
+  }
 
   bool is_foreign_gate() const noexcept { return gate_ != nullptr; }
 
@@ -58,6 +72,8 @@ class CarrierMutex {
  private:
   struct Gate;
   void lock_gate();
+  bool try_lock_gate();
+  void unlock_gate();
   // Throws when the gate, held, cannot be waited for. Caller holds core_.
   void check_waitable_locked() const;
 

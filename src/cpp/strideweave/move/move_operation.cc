@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -55,49 +56,73 @@ bool MoveOperation::supports_dtype(const DType&) const { return true; }
 namespace {
 
 // copy_stored when either carrier has foreign storage, whose hooks never run
-// while the thread holds another carrier's lock (carrier/carrier_mutex.h): the
-// span goes through a buffer, read under the source's lock alone, then written
-// under the destination's alone. Both carriers are pinned by this move, so
-// neither changes in between. A foreign side makes one range call for the
-// whole span (a destination's holes are read first and written back as they
-// were); the other side one per run.
+// while the thread holds another carrier's lock (carrier/carrier_mutex.h): each
+// carrier is locked alone, the source's span is taken first, then written into
+// the destination. Both carriers are pinned by this move, so neither changes
+// in between, and a host buffer found under a carrier's lock stays in place
+// (no release, no write, no allocation while pinned): it is used after the
+// lock is let go instead of being copied. A foreign side makes one range call
+// over the whole span (a destination's holes are read first and written back
+// as they were); a foreign source read straight into a host destination covering
+// the span skips the buffer too.
 void copy_staged(const MoveTransfer& transfer, const Layout& footprint, std::size_t itemsize) {
   const Subtensor& source = transfer.tensor->subtensor("move");
   const int64_t offset = source.offset;
   const int64_t span = transfer.element_count;
+  const auto bytes = static_cast<std::size_t>(span) * itemsize;
   const RunPlan plan(footprint, offset);
-  std::vector<std::byte> staged(static_cast<std::size_t>(span) * itemsize);
-  const auto at = [&](int64_t first) {
-    return staged.data() + static_cast<std::size_t>(first - offset) * itemsize;
-  };
-  source.carrier->read_locked("move", [&](const SlotReader& reader) {
-    if (source.carrier->has_foreign_storage()) {
-      reader.read_range(offset, span, staged.data());
-    } else {
-      plan.for_each_run(
-          [&](int64_t first, int64_t run) { reader.read_range(first, run, at(first)); });
-    }
-  });
   bool whole_span = false;
   plan.for_each_run(
       [&](int64_t first, int64_t run) { whole_span = first == offset && run == span; });
   Lease& destination = *transfer.destination_lease;
-  destination.write_locked([&](const SlotWriter& writer) {
-    if (!destination.carrier().has_foreign_storage()) {
-      plan.for_each_run(
-          [&](int64_t first, int64_t run) { writer.write_range(first - offset, run, at(first)); });
+  const bool foreign_destination = destination.carrier().has_foreign_storage();
+
+  if (!foreign_destination && whole_span) {
+    // A foreign source into a destination whose host memory takes the span.
+    std::byte* to = nullptr;
+    destination.write_locked([&](const SlotWriter& writer) { to = writer.host_range(0, span); });
+    if (to != nullptr) {
+      source.carrier->read_locked(
+          "move", [&](const SlotReader& reader) { reader.read_range(offset, span, to); });
       return;
     }
-    if (!whole_span) {
-      std::vector<std::byte> merged(staged.size());
-      writer.read_range(0, span, merged.data());
+  }
+  std::unique_ptr<std::byte[]> staged;  // uninitialized: only the runs are read from it
+  const std::byte* from = nullptr;      // the source's span: its host memory or `staged`
+  source.carrier->read_locked("move", [&](const SlotReader& reader) {
+    if ((from = reader.host_range(offset, span)) != nullptr) return;
+    staged.reset(new std::byte[bytes]);
+    if (source.carrier->has_foreign_storage()) {
+      reader.read_range(offset, span, staged.get());
+    } else {
       plan.for_each_run([&](int64_t first, int64_t run) {
-        std::memcpy(merged.data() + static_cast<std::size_t>(first - offset) * itemsize, at(first),
-                    static_cast<std::size_t>(run) * itemsize);
+        reader.read_range(first, run, staged.get() + (first - offset) * itemsize);
       });
-      staged.swap(merged);
     }
-    writer.write_range(0, span, staged.data());
+    from = staged.get();
+  });
+  destination.write_locked([&](const SlotWriter& writer) {
+    if (!foreign_destination) {
+      if (std::byte* to = writer.host_range(0, span)) {
+        parallel_copy_strided(from, footprint, 0, to, footprint, 0, itemsize);
+        return;
+      }
+      plan.for_each_run([&](int64_t first, int64_t run) {
+        writer.write_range(first - offset, run, from + (first - offset) * itemsize);
+      });
+      return;
+    }
+    if (whole_span) {
+      writer.write_range(0, span, from);
+      return;
+    }
+    const std::unique_ptr<std::byte[]> merged(new std::byte[bytes]);
+    writer.read_range(0, span, merged.get());
+    plan.for_each_run([&](int64_t first, int64_t run) {
+      const auto at = static_cast<std::size_t>(first - offset) * itemsize;
+      std::memcpy(merged.get() + at, from + at, static_cast<std::size_t>(run) * itemsize);
+    });
+    writer.write_range(0, span, merged.get());
   });
 }
 
