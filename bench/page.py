@@ -53,6 +53,7 @@ SCRIPTS: tuple[str, ...] = (
     "layout_algebra",
     "move",
     "block_device",
+    "tensorstore_carrier",
     "profiling",
     "autograd",
     "tiled",

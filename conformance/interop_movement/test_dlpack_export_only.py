@@ -16,10 +16,23 @@ from conformance.interop_movement.refusals import live_exports
 REQ = "interop-movement/dlpack-is-export-only"
 FACTORIES = "core-tensor-representation/factories-copy-into-fresh-cpu-storage"
 
+
+def _import(name: str) -> types.ModuleType | None:
+    """The module, or None for a strideweave.contrib module whose optional dependency
+    (its extra, e.g. tensorstore) is not installed."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as missing:
+        if name.startswith("strideweave.contrib.") and missing.name != name:
+            return None
+        raise
+
+
 MODULES = [sw] + [
-    importlib.import_module(m.name)
+    module
     for m in pkgutil.walk_packages(sw.__path__, prefix="strideweave.")
     if not any(part.startswith("_") for part in m.name.split("."))
+    and (module := _import(m.name)) is not None
 ]
 PROTOCOL = {"__dlpack__", "__dlpack_device__", "dlpack_info"}
 
