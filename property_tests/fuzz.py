@@ -61,8 +61,12 @@ NEEDS_NO_TARGET = {
     "tensors": "a module re-exported by the package; its names are the package's",
     "ops": "a module re-exported by the package; its names are the package's",
     "autograd": "a module re-exported by the package; its names are the package's",
-    "kit": "the conformance kit's subpackage (imported here for its strategies): its CLI and "
-    "plugin run tests, they take no library arguments",
+}
+# Subpackages that are attributes of the package only once something imported them: not
+# entry points of the library, each with its reason.
+ON_DEMAND_SUBPACKAGES = {
+    "kit": "the conformance kit: its CLI and plugin run tests, they take no library arguments",
+    "contrib": "optional carriers over other packages (tensorstore), tested on their own",
 }
 
 # Class attributes that are not entry points: Python's bookkeeping and pybind11's.
@@ -97,7 +101,7 @@ def public_entry_points() -> set[str]:
     classes define."""
     names = {f"{module}.{name}" for module in SUBMODULES for name in resolve(module).__all__}
     for name in dir(sw):
-        if name.startswith("_") or name in NEEDS_NO_TARGET:
+        if name.startswith("_") or name in NEEDS_NO_TARGET or name in ON_DEMAND_SUBPACKAGES:
             continue
         obj = getattr(sw, name)
         if not inspect.isclass(obj):

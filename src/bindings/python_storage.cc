@@ -20,12 +20,50 @@
 #include "py_carrier.h"
 #include "strideweave/carrier/foreign_storage.h"
 #include "strideweave/exec/foreign_wait.h"
+#include "strideweave/util/host_buffer.h"
 
 namespace py = pybind11;
 
 namespace strideweave::bindings {
 
 namespace {
+
+// The buffer a storage method sees: host memory of the library's allocator
+// (util/host_buffer.h), owned by a Python object (_SpanBuffer), read-only for
+// _write_range. A large one comes from the cache of freed mappings, so handing
+// a method a span costs one copy, not a page fault per page; a method that
+// keeps the buffer keeps the object and with it the memory, never the
+// library's own storage.
+class SpanBuffer {
+ public:
+  SpanBuffer(std::size_t size, bool writable)
+      : size_(size),
+        writable_(writable),
+        memory_(HostBuffer::allocate((size + kAlignment - 1) / kAlignment * kAlignment, kAlignment,
+                                     false)) {
+    if (!memory_)
+      throw MemoryError("a storage method's buffer of " + std::to_string(size) + " bytes");
+  }
+
+  // A new _SpanBuffer of `size` bytes; `buffer` points at it while the object lives.
+  static py::object make(std::size_t size, bool writable, SpanBuffer*& buffer) {
+    auto made = std::make_unique<SpanBuffer>(size, writable);
+    buffer = made.get();
+    return py::cast(std::move(made));
+  }
+
+  std::byte* data() const noexcept { return memory_.get(); }
+  py::buffer_info info() const {
+    return py::buffer_info(data(), 1, py::format_descriptor<uint8_t>::format(), 1,
+                           {static_cast<py::ssize_t>(size_)}, {py::ssize_t{1}}, !writable_);
+  }
+
+ private:
+  static constexpr std::size_t kAlignment = 64;
+  std::size_t size_;
+  bool writable_;
+  HostBuffer memory_;
+};
 
 class PythonStorageCarrier : public ForeignStorageCarrier {
  public:
@@ -56,28 +94,25 @@ class PythonStorageCarrier : public ForeignStorageCarrier {
     const ExitSafeGil gil("PythonStorageCarrier._read_range");
     gil.require();
     const std::size_t bytes = static_cast<std::size_t>(count) * *dtype().itemsize();
-    const auto buffer = py::reinterpret_steal<py::bytearray>(
-        PyByteArray_FromStringAndSize(nullptr, static_cast<Py_ssize_t>(bytes)));
-    if (!buffer) throw py::error_already_set();
-    std::memset(PyByteArray_AsString(buffer.ptr()), 0, bytes);
+    SpanBuffer* buffer = nullptr;
+    const py::object owner = SpanBuffer::make(bytes, true, buffer);
+    std::memset(buffer->data(), 0, bytes);
     returns_none(Hook::kReadRange, range(first, count),
                  call(Hook::kReadRange, range(first, count), "_read_range", first, count,
-                      py::memoryview(buffer)));
-    if (static_cast<std::size_t>(PyByteArray_Size(buffer.ptr())) != bytes) {
-      throw ValueError(hook_name(Hook::kReadRange) + range(first, count) + " of " + label() +
-                       " resized the buffer it was given");
-    }
-    std::memcpy(out, PyByteArray_AsString(buffer.ptr()), bytes);
+                      py::memoryview(owner)));
+    std::memcpy(out, buffer->data(), bytes);
   }
 
   void storage_write(int64_t first, int64_t count, const std::byte* in) override {
     const ExitSafeGil gil("PythonStorageCarrier._write_range");
     gil.require();
     const std::size_t bytes = static_cast<std::size_t>(count) * *dtype().itemsize();
-    const py::bytes data(reinterpret_cast<const char*>(in), bytes);
+    SpanBuffer* buffer = nullptr;
+    const py::object owner = SpanBuffer::make(bytes, false, buffer);
+    std::memcpy(buffer->data(), in, bytes);
     returns_none(Hook::kWriteRange, range(first, count),
                  call(Hook::kWriteRange, range(first, count), "_write_range", first, count,
-                      py::memoryview(data)));
+                      py::memoryview(owner)));
   }
 
   void storage_allocate(int64_t n) override {
@@ -166,6 +201,10 @@ void install_foreign_wait_hooks() {
 
 void bind_python_storage(py::module_& m) {
   install_foreign_wait_hooks();
+  py::class_<SpanBuffer>(m, "_SpanBuffer", py::buffer_protocol(),
+                         "The bytes a PythonStorageCarrier storage method reads or fills; "
+                         "use it through the memoryview the method receives.")
+      .def_buffer([](SpanBuffer& buffer) { return buffer.info(); });
   PythonStorageClass cls = bind_carrier_class<PythonStorageCarrier>(m, "PythonStorageCarrier",
                                                                     R"doc(
 The base of carriers whose storage is implemented in Python, in spans.

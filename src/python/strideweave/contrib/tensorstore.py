@@ -165,19 +165,30 @@ class TensorStoreCarrier(sw.PythonStorageCarrier):
             )
         return store
 
+    def _array(self) -> tuple[ts.TensorStore, _np.dtype]:
+        """The open array and the slots' NumPy dtype, for a storage method the library
+        calls only while the carrier holds slots (so both exist)."""
+        if self._store is None or self._numpy is None:
+            raise RuntimeError(f"{self!r} has no TensorStore array")
+        return self._store, self._numpy
+
     def _slot_count(self) -> int:
         if self._store is None:
             return 0
         return int(self._store.shape[0])
 
     def _read_range(self, first: int, count: int, out: memoryview) -> None:
-        target = ts.array(_np.frombuffer(out, self._numpy), copy=False, write=True)
-        target.write(self._store[first : first + count]).result()
+        store, numpy_dtype = self._array()
+        target = ts.array(_np.frombuffer(out, numpy_dtype), copy=False, write=True)
+        target.write(store[first : first + count]).result()
 
     def _write_range(self, first: int, count: int, data: memoryview) -> None:
-        self._store[first : first + count].write(_np.frombuffer(data, self._numpy)).result()
+        store, numpy_dtype = self._array()
+        store[first : first + count].write(_np.frombuffer(data, numpy_dtype)).result()
 
     def _allocate(self, n: int) -> None:
+        if self._numpy is None:
+            raise RuntimeError(f"{self!r} has no NumPy dtype")
         chunk = max(1, min(n, DEFAULT_CHUNK))
         self._store = ts.open(
             self._spec,
@@ -202,7 +213,7 @@ def _pointer_array(carrier: sw.CPU, count: int, dtype: _np.dtype) -> _np.ndarray
     which is what a route's provider does to a destination the move holds pinned (the
     library publishes it only once the transfer's Future completes)."""
     buffer = (ctypes.c_char * (count * dtype.itemsize)).from_address(carrier.pointer())
-    return _np.frombuffer(buffer, dtype, count)
+    return _np.frombuffer(memoryview(buffer), dtype, count)
 
 
 def _settle(future: concurrent.futures.Future, done: ts.Future, keep: tuple) -> None:
@@ -232,9 +243,13 @@ class TensorStoreTransfer(TransferProvider):
         def run(output: sw.Tensor) -> concurrent.futures.Future | None:
             if count == 0:
                 return None
-            target = _pointer_array(output.carrier, count, source._numpy)
+            store, numpy_dtype = source._array()
+            destination = output.carrier
+            if not isinstance(destination, sw.CPU):  # the route's destination class is CPU
+                raise TypeError(f"tensorstore->cpu moves into a CPU carrier, not {destination!r}")
+            target = _pointer_array(destination, count, numpy_dtype)
             target_store = ts.array(target, copy=False, write=True)
-            copy = target_store.write(source._store[first : first + count])
+            copy = target_store.write(store[first : first + count])
             future: concurrent.futures.Future = concurrent.futures.Future()
             keep = (target, target_store, copy)
             copy.commit.add_done_callback(lambda done: _settle(future, done, keep))
