@@ -16,8 +16,9 @@ It fails unless
 
 The copy holds what the conformance harness reads (``pyproject.toml``, ``spec/`` and the
 Python tests), ``bench/`` (conformance/test_bench_page.py tests ``bench.page``; the
-scripts import ``strideweave`` and hold no copy of it) and no ``src/``, so nothing in it
-can shadow the installed package.
+scripts import ``strideweave`` and hold no copy of it), ``docs/`` (test_kit.py runs the
+carrier docs/carrier-kit.md shows) and no ``src/``, so nothing in it can shadow the
+installed package.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import shutil
 import sys
 import sysconfig
 
-COPIED = ("pyproject.toml", "spec", "conformance", "property_tests", "bench")
+COPIED = ("pyproject.toml", "spec", "conformance", "property_tests", "bench", "docs")
 IGNORED = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache")
 
 
