@@ -410,6 +410,20 @@ def small_float_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list[float]:
     return values
 
 
+# Hypothesis cannot draw a list of more than a few thousand elements; a carrier's slot
+# count (offset + cosize + spare slots) can exceed that. Values for more slots repeat a
+# drawn cycle of at most this many.
+MAX_DRAWN_VALUES = 512
+
+
+def _cycled(draw: st.DrawFn, element: st.SearchStrategy, n: int) -> list:
+    """``n`` values: a drawn list of ``min(n, MAX_DRAWN_VALUES)`` repeated."""
+    cycle = draw(
+        st.lists(element, min_size=min(n, MAX_DRAWN_VALUES), max_size=min(n, MAX_DRAWN_VALUES))
+    )
+    return [cycle[i % len(cycle)] for i in range(n)] if cycle else []
+
+
 @st.composite
 def comparable_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list:
     """``n`` values of ``dtype`` drawn from a small pool, so that two tensors over them
@@ -425,7 +439,7 @@ def comparable_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list:
         pool = [-1.5, -0.25, -0.0, 0.0, 0.25, 1.0, 2.0]
         if draw(st.booleans()):
             pool += [math.nan, math.inf, -math.inf]
-    return draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+    return _cycled(draw, st.sampled_from(pool), n)
 
 
 @st.composite
@@ -436,9 +450,7 @@ def nonzero_float_values(draw: st.DrawFn, dtype: sw.DType, n: int) -> list[float
     assert dtype == sw.Float32
     magnitudes = st.integers(2, 16).map(lambda k: k / 4)
     signs = st.sampled_from([1.0, -1.0])
-    return draw(
-        st.lists(st.tuples(signs, magnitudes).map(lambda p: p[0] * p[1]), min_size=n, max_size=n)
-    )
+    return _cycled(draw, st.tuples(signs, magnitudes).map(lambda p: p[0] * p[1]), n)
 
 
 @st.composite
