@@ -4,6 +4,7 @@ its subclasses misbehave in one way each."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 import time
 
@@ -109,3 +110,41 @@ class BlockingCarrier(BytesCarrier):
             self.entered.set()
             self.proceed.wait(30)
         super()._read_range(first, count, out)
+
+
+class DeferredCarrier(BytesCarrier):
+    """Once constructed, its _write_range starts the write and returns a
+    ``concurrent.futures.Future``: the bytes land, and the Future completes, when the test
+    calls ``finish()`` (or ``finish(error)``, which fails every pending write). ``started``
+    is set by each deferred write."""
+
+    def __init__(self, dtype, n=None, *, values=None, mutable=True):
+        self.deferring = False
+        self.pending: list[tuple[concurrent.futures.Future, int, int, memoryview]] = []
+        self.started = threading.Event()
+        self._pending_lock = threading.Lock()
+        super().__init__(dtype, n, values=values, mutable=mutable)
+        self.deferring = True
+
+    def _write_range(self, first, count, data):
+        if not self.deferring:
+            return super()._write_range(first, count, data)
+        self.calls.append(("write", first, count))
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._pending_lock:
+            self.pending.append((future, first, count, data))  # data stays valid while kept
+        self.started.set()
+        return future
+
+    def finish(self, error: BaseException | None = None) -> int:
+        """Completes the pending writes (landing their bytes unless ``error`` is given);
+        returns how many there were."""
+        with self._pending_lock:
+            pending, self.pending = self.pending, []
+        for future, first, count, data in pending:
+            if error is None:
+                self.storage[self._bytes(first, count)] = data
+                future.set_result(None)
+            else:
+                future.set_exception(error)
+        return len(pending)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -17,9 +18,12 @@ from hypothesis import strategies as st
 import strideweave as sw
 from conformance.carrier_storage.python_carriers import (
     BytesCarrier,
+    DeferredCarrier,
+    Failing,
     FailingCarrier,
     OtherBytesCarrier,
 )
+from strideweave import _core
 from strideweave.carriers import CarrierDefinition, TransferProvider, TransferRoute, define_carrier
 from strideweave.kit import strategies as S
 
@@ -30,6 +34,7 @@ GIL = (
     "others-wait-for-with-it"
 )
 ROUTES = "carrier-storage/python-carriers-take-part-in-definitions-routes-and-autograd"
+ASYNC = "carrier-storage/a-python-carriers-write-may-finish-asynchronously"
 
 DEADLINE = 60.0
 
@@ -349,6 +354,116 @@ def test_refuse_a_python_carrier_as_a_composites_part():
     ):
         sw.TiledEvictable(sw.Float32, 8, 4, slow_class=BytesCarrier)
     assert tier.owner is None and other.owner is None and tier.is_mutable()
+
+
+# -- asynchronous writes ------------------------------------------------------------
+
+
+def _notes(error: BaseException) -> str:
+    return "\n".join(getattr(error, "__notes__", []))
+
+
+@pytest.mark.spec(
+    f"{ASYNC}/finish-moves-into-python-carriers-when-their-writes-futures-complete",
+    f"{ASYNC}#1",
+    f"{ASYNC}#2",
+    f"{ASYNC}#5",
+)
+def test_finish_moves_into_python_carriers_when_their_writes_futures_complete(tmp_path):
+    workers = _core._testing.pool_threads()
+    count = workers + 2  # more pending writes than workers
+    deadline = time.monotonic() + DEADLINE
+    while _core._testing.live_pool_threads() > workers and time.monotonic() < deadline:
+        time.sleep(0.001)  # extra workers an earlier test's hooks needed end when idle
+    assert _core._testing.live_pool_threads() <= workers
+    values = [[float(k * 100 + i) for i in range(64)] for k in range(count)]
+    sources = [sw.CPU(sw.Float32, values=v) for v in values]
+    destinations = [DeferredCarrier(sw.Float32, 64) for _ in range(count)]
+    before = [(d.version, d.moves_received) for d in destinations]
+    handles = [
+        sw.move_async(sw.Tensor(s, sw.Layout(64), 0), d)
+        for s, d in zip(sources, destinations, strict=True)
+    ]
+    for destination in destinations:
+        assert destination.started.wait(DEADLINE), "a move never started its write"
+    assert not any(handle.done for handle in handles)
+    # No worker waits for a pending write: a waiting one would sit in a blocking region,
+    # for which the pool starts an extra worker.
+    assert _core._testing.live_pool_threads() <= workers
+    for destination in destinations:
+        with pytest.raises(RuntimeError, match="move #") as refused:
+            destination.tolist()
+        assert label(destination) in str(refused.value)
+    # And a move that needs a worker completes meanwhile.
+    side = sw.move_async(sw.tensor([1.0, 2.0, 3.0], dtype=sw.Float32), sw.FileBacked(sw.Float32))
+    deadline = time.monotonic() + DEADLINE
+    while not side.done and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert side.done, "a CPU -> FileBacked move waited for the pending writes"
+    assert side.wait().tolist() == [1.0, 2.0, 3.0]
+    assert not any(handle.done for handle in handles)
+    for destination in destinations:
+        assert destination.finish() == 1
+    for handle, destination, expected, (version, received), source in zip(
+        handles, destinations, values, before, sources, strict=True
+    ):
+        moved = handle.wait()
+        assert destination.calls == [("allocate", 64), ("write", 0, 64)]  # one span write
+        assert moved.tolist() == expected and moved.carrier is destination
+        assert destination.version == version and destination.moves_received == received + 1
+        assert source.is_released
+
+
+@pytest.mark.spec(f"{ASYNC}/fail-a-move-through-its-writes-future", f"{ASYNC}#3")
+def test_fail_a_move_through_its_writes_future():
+    source = sw.CPU(sw.Int32, values=[1, 2, 3, 4])
+    destination = DeferredCarrier(sw.Int32, 4)
+    version = destination.version
+    handle = sw.move_async(sw.Tensor(source, sw.Layout(4), 0), destination)
+    assert destination.started.wait(DEADLINE)
+    error = Failing("the write failed")
+    assert destination.finish(error) == 1
+    with pytest.raises(Failing) as raised:
+        handle.wait()
+    assert raised.value is error
+    notes = _notes(error)
+    assert "DeferredCarrier._write_range(first=0, count=4)" in notes, notes
+    assert label(destination) in notes
+    assert destination.version == version + 1 and destination.moves_received == 0
+    assert destination.pinned_by is None and source.pinned_by is None
+    assert not source.is_released and source.tolist() == [1, 2, 3, 4]
+
+
+@pytest.mark.spec(f"{ASYNC}/wait-for-the-writes-future-outside-a-move", f"{ASYNC}#4")
+def test_wait_for_the_writes_future_outside_a_move():
+    carrier = DeferredCarrier(sw.Int32, values=[0, 0, 0, 0])
+    completed: list[float] = []
+
+    def complete(error=None):
+        # Runs Python while the writer waits: the wait released the GIL.
+        assert carrier.started.wait(DEADLINE)
+        carrier.started.clear()
+        time.sleep(0.02)
+        completed.append(time.monotonic())
+        carrier.finish(error)
+
+    finisher = threading.Thread(target=complete)
+    finisher.start()
+    carrier.write_range(1, [5, 6])
+    returned = time.monotonic()
+    finisher.join(DEADLINE)
+    assert completed and returned >= completed[0]
+    assert carrier.tolist() == [0, 5, 6, 0] and carrier.version == 1
+
+    error = Failing("late failure")
+    finisher = threading.Thread(target=complete, args=(error,))
+    finisher.start()
+    with pytest.raises(Failing) as raised:
+        carrier.write(0, 9)
+    finisher.join(DEADLINE)
+    assert raised.value is error
+    assert "DeferredCarrier._write_range(first=0, count=1)" in _notes(error)
+    assert carrier.tolist() == [0, 5, 6, 0] and carrier.version == 1
 
 
 # -- the GIL and threads ------------------------------------------------------------

@@ -160,6 +160,7 @@ class Spy:
         self.returned: list[object] = []
         self.threads: list[int] = []
         self.writes: list[tuple[int, int]] = []
+        self.write_returned: list[object] = []
         prepare = contrib.TensorStoreTransfer.prepare
         write_range = TensorStoreCarrier._write_range
         spy = self
@@ -177,7 +178,9 @@ class Spy:
 
         def spied_write_range(carrier, first, count, data):
             spy.writes.append((first, count))
-            write_range(carrier, first, count, data)
+            returned = write_range(carrier, first, count, data)
+            spy.write_returned.append(returned)
+            return returned
 
         monkeypatch.setattr(contrib.TensorStoreTransfer, "prepare", spied_prepare)
         monkeypatch.setattr(TensorStoreCarrier, "_write_range", spied_write_range)
@@ -198,8 +201,12 @@ def test_move_both_ways_with_cpu(monkeypatch, asynchronous):
     expected = source.tolist()
     inside = move(source, TensorStoreCarrier(sw.Float32))
     assert type(inside.carrier) is TensorStoreCarrier and inside.tolist() == expected
-    # From CPU: the elementwise fallback, staged: one _write_range of the whole span.
+    # From CPU: the elementwise fallback, staged: one _write_range of the whole span, which
+    # returned a Future that TensorStore's completion resolved (no worker waited for it).
     assert spy.writes == [(0, inside.carrier.slots)] and spy.returned == []
+    (written,) = spy.write_returned
+    assert isinstance(written, concurrent.futures.Future)
+    assert written.done() and written.exception() is None
     back = move(inside, sw.CPU(sw.Float32))
     assert type(back.carrier) is sw.CPU and back.tolist() == expected
     # To CPU: the declared route; its callable ran on a worker and returned a Future that

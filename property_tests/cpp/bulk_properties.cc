@@ -44,6 +44,10 @@ RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_wal
   RC_ASSERT(covered == expected);
   const RunPlan plan(layout, offset);
   RC_ASSERT(plan.size() == static_cast<int64_t>(expected.size()));
+  if (plan.is_one_run()) {  // told without the walk: [offset, offset + size())
+    RC_ASSERT(found.size() == 1u);
+    RC_ASSERT(found[0].first == offset && found[0].count == plan.size());
+  }
   for (int64_t i = 0; i < layout.size(); ++i) {
     RC_ASSERT(covered[static_cast<std::size_t>(plan.image_layout()(i))] == offset + layout(i));
   }
@@ -68,6 +72,11 @@ RC_GTEST_PROP(StorageOrder, reaches_the_same_indices_as_often, ()) {
     if (k > 0) RC_ASSERT(modes[k - 1].stride <= modes[k].stride);
   }
   RC_ASSERT(footprint == layout || footprint.depth() <= 1);
+  // In storage order an injective layout's walk is one run exactly when the plan says so
+  // without walking it (a move's copy relies on it: copy_staged).
+  if (layout.is_injective()) {
+    RC_ASSERT(RunPlan(footprint, 3).is_one_run() == (runs(footprint, 3).size() == 1u));
+  }
 }
 
 RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,

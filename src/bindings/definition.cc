@@ -10,9 +10,9 @@
 #include "class_map.h"
 #include "describe.h"
 #include "gil.h"
+#include "py_future.h"
 #include "python_exception.h"
 #include "self_arg.h"
-#include "strideweave/exec/thread_pool.h"
 #include "strideweave/move/carrier_definition.h"
 #include "strideweave/move/move_operation.h"
 #include "strideweave/tensor/tensor.h"
@@ -29,31 +29,6 @@ namespace {
 std::string provider_of(const TransferRoute& route) {
   return "the provider of route '" + route.route_id + "' (" + route.source->name() + " -> " +
          route.destination->name() + ")";
-}
-
-// The outcome of a concurrent.futures.Future a prepared transfer returned,
-// reported to the move. Runs in the future's done callback, with the GIL, on
-// whichever Python thread completed the future; the move's commit runs on a
-// pool worker, so that thread never waits for the GIL again (it may be a
-// daemon thread the exiting interpreter stops while it waits).
-void report_future(const TransferDone& done, const py::object& future) {
-  std::exception_ptr error;
-  try {
-    const py::object exception = future.attr("exception")();  // CancelledError when cancelled
-    if (!exception.is_none()) {
-      if (!PyExceptionInstance_Check(exception.ptr())) {
-        throw TypeError("move: the Future of a prepared transfer returned " +
-                        describe_object(exception) +
-                        " from exception(), neither None nor an exception");
-      }
-      raise_object(exception);
-    }
-  } catch (const Error&) {
-    error = std::current_exception();
-  } catch (py::error_already_set& e) {
-    error = std::make_exception_ptr(PythonException(e));
-  }
-  process_pool().submit([done, error = std::move(error)] { done(error); });
 }
 
 // What a Python provider's prepare() returned: a callable run once on a pool
@@ -77,14 +52,12 @@ class PythonPreparedTransfer final : public PreparedTransfer {
         without_gil([&] { done(); });
         return;
       }
-      const py::object future_type = py::module_::import("concurrent.futures").attr("Future");
-      if (!py::isinstance(outcome, future_type)) {
+      if (!is_future(outcome)) {
         throw TypeError("move: the transfer prepared by " + provider_ + " returned " +
                         describe_object(outcome) +
                         ", neither None nor a concurrent.futures.Future");
       }
-      outcome.attr("add_done_callback")(
-          py::cpp_function([done](const py::object& future) { report_future(done, future); }));
+      report_when_done(outcome, "move: the Future of a prepared transfer", "", done);
     } catch (py::error_already_set& e) {
       throw PythonException(e);
     }

@@ -18,6 +18,7 @@
 
 #include "int_convert.h"
 #include "py_carrier.h"
+#include "py_future.h"
 #include "strideweave/carrier/foreign_storage.h"
 #include "strideweave/exec/foreign_wait.h"
 #include "strideweave/util/host_buffer.h"
@@ -103,16 +104,35 @@ class PythonStorageCarrier : public ForeignStorageCarrier {
     std::memcpy(out, buffer->data(), bytes);
   }
 
+  // A write waits for the Future _write_range may return (with the GIL
+  // released while it waits): its exception is the hook's.
   void storage_write(int64_t first, int64_t count, const std::byte* in) override {
     const ExitSafeGil gil("PythonStorageCarrier._write_range");
     gil.require();
-    const std::size_t bytes = static_cast<std::size_t>(count) * *dtype().itemsize();
-    SpanBuffer* buffer = nullptr;
-    const py::object owner = SpanBuffer::make(bytes, false, buffer);
-    std::memcpy(buffer->data(), in, bytes);
-    returns_none(Hook::kWriteRange, range(first, count),
-                 call(Hook::kWriteRange, range(first, count), "_write_range", first, count,
-                      py::memoryview(owner)));
+    const py::object future = start_write(first, count, in);
+    if (future.is_none()) return;
+    try {
+      future.attr("result")();
+    } catch (py::error_already_set& e) {
+      e.value().attr("add_note")(raised_by(Hook::kWriteRange, range(first, count)));
+      throw;
+    }
+  }
+
+  // A started write reports when the Future _write_range may return
+  // completes, from a pool worker (report_when_done).
+  void storage_start_write(int64_t first, int64_t count, const std::byte* in,
+                           WriteDone done) override {
+    const ExitSafeGil gil("PythonStorageCarrier._write_range");
+    gil.require();
+    const py::object future = start_write(first, count, in);
+    if (future.is_none()) {
+      without_gil([&] { done(nullptr); });
+      return;
+    }
+    const std::string shown = hook_name(Hook::kWriteRange) + range(first, count);
+    report_when_done(future, "the Future of " + shown + " of " + label(),
+                     raised_by(Hook::kWriteRange, range(first, count)), std::move(done));
   }
 
   void storage_allocate(int64_t n) override {
@@ -149,6 +169,30 @@ class PythonStorageCarrier : public ForeignStorageCarrier {
     return "";
   }
 
+  // Calls _write_range(first, count, data) with `data` a read-only copy of
+  // the `count` items at `in`: None when the method wrote the range, or the
+  // concurrent.futures.Future it returned, which finishes the write. Anything
+  // else is a TypeError naming the hook. Requires the GIL.
+  py::object start_write(int64_t first, int64_t count, const std::byte* in) const {
+    const std::size_t bytes = static_cast<std::size_t>(count) * *dtype().itemsize();
+    SpanBuffer* buffer = nullptr;
+    const py::object owner = SpanBuffer::make(bytes, false, buffer);
+    std::memcpy(buffer->data(), in, bytes);
+    py::object returned = call(Hook::kWriteRange, range(first, count), "_write_range", first, count,
+                               py::memoryview(owner));
+    if (!returned.is_none() && !is_future(returned)) {
+      throw TypeError(hook_name(Hook::kWriteRange) + range(first, count) + " of " + label() +
+                      " returned " + describe_object(returned) +
+                      "; _write_range returns None or a concurrent.futures.Future");
+    }
+    return returned;
+  }
+
+  // The note an exception raised by `hook` gets.
+  std::string raised_by(Hook hook, const std::string& shown) const {
+    return "raised by " + hook_name(hook) + shown + " of " + label();
+  }
+
   static std::string range(int64_t first, int64_t count) {
     return "(first=" + std::to_string(first) + ", count=" + std::to_string(count) + ")";
   }
@@ -168,7 +212,7 @@ class PythonStorageCarrier : public ForeignStorageCarrier {
     try {
       return override(std::forward<Args>(args)...);
     } catch (py::error_already_set& e) {
-      e.value().attr("add_note")("raised by " + hook_name(hook) + shown + " of " + label());
+      e.value().attr("add_note")(raised_by(hook, shown));
       throw;
     }
   }
@@ -230,10 +274,14 @@ carrier wait without the GIL), for a range inside the slots and never with
     Fills ``out``, a writable memoryview of ``count * itemsize`` bytes, with
     slots ``[first, first + count)`` in native encoding (for Float32,
     ``numpy.frombuffer(out, numpy.float32)[:] = ...``).
-``_write_range(self, first, count, data) -> None``
+``_write_range(self, first, count, data) -> None | concurrent.futures.Future``
     Stores ``data``, a read-only memoryview of ``count * itemsize`` bytes in
     native encoding, in slots ``[first, first + count)``; a write that raises
-    must leave those slots as they were.
+    must leave those slots as they were. It may instead start the write and
+    return a ``concurrent.futures.Future`` that completes when it is done
+    (keep ``data`` until then). A move into the carrier then reports its
+    outcome when that Future completes, and no thread waits for it; every
+    other write waits for it, and its exception is the method's.
 ``_allocate(self, n) -> None``
     Gives the empty storage ``n`` slots reading zero.
 ``_release(self) -> None``

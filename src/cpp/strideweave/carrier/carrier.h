@@ -38,6 +38,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -115,6 +117,11 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // mutex is then a gate, and code that holds another carrier's lock never
   // runs them (carrier_mutex.h).
   bool has_foreign_storage() const noexcept { return mu_.is_foreign_gate(); }
+
+  // How a range write that may complete after its call returns reports its
+  // outcome, once, from any thread: nullptr for success, or the failure
+  // (SlotWriter::start_write_range).
+  using WriteDone = std::function<void(std::exception_ptr)>;
 
   // A process-unique number naming this carrier in messages and tokens.
   uint64_t id() const noexcept { return id_; }
@@ -318,6 +325,17 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual void do_write_range(int64_t first, int64_t count, const std::byte* in) = 0;
   virtual void do_read_values(int64_t first, int64_t count, Value* out) const = 0;
   virtual void do_write_values(int64_t first, int64_t count, const Value* coerced) = 0;
+
+  // do_write_range for a caller with nothing left to do after the write (a
+  // move's last step: SlotWriter::start_write_range): the storage may finish
+  // the write after the call returns and report through `done`, once, from
+  // any thread; `in` is read before the call returns. A failure before the
+  // write started may be thrown instead of reported. `done` may also run
+  // before the call returns, with the mutex held, so it must not take this
+  // carrier's lock. The default writes with do_write_range and reports
+  // success.
+  virtual void do_start_write_range(int64_t first, int64_t count, const std::byte* in,
+                                    WriteDone done);
 
   // The storage as addressable host memory (slot i at itemsize * i), or
   // nullptr when the storage is not host memory. Valid while the mutex is

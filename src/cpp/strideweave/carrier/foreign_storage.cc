@@ -128,6 +128,17 @@ void ForeignStorageCarrier::do_write_range(int64_t first, int64_t count, const s
   storage_write(first, count, in);
 }
 
+void ForeignStorageCarrier::do_start_write_range(int64_t first, int64_t count, const std::byte* in,
+                                                 WriteDone done) {
+  storage_start_write(first, count, in, std::move(done));
+}
+
+void ForeignStorageCarrier::storage_start_write(int64_t first, int64_t count, const std::byte* in,
+                                                WriteDone done) {
+  storage_write(first, count, in);
+  done(nullptr);
+}
+
 void ForeignStorageCarrier::do_read_values(int64_t first, int64_t count, Value* out) const {
   std::vector<std::byte> items(static_cast<std::size_t>(count) * itemsize());
   read_checked(first, count, items.data());

@@ -4,7 +4,9 @@
 //
 // A subclass implements storage in spans, with five hooks: the slot count,
 // read a range into a buffer, write a range from a buffer, allocate and
-// release. Everything else is the Carrier base's, kept around the hooks
+// release. The write may complete asynchronously (storage_start_write): a
+// move whose last step is that write reports its outcome when the storage
+// does, and no thread waits for it. Everything else is the Carrier base's, kept around the hooks
 // exactly as for a built-in: versions, tokens, pins, the owner path, value
 // conversion and encoding checks, the release state and locking. A range
 // entry point, and a bulk move or read of n slots, makes O(1) hook calls.
@@ -57,6 +59,12 @@ class ForeignStorageCarrier : public Carrier {
   virtual int64_t storage_slot_count() = 0;
   virtual void storage_read(int64_t first, int64_t count, std::byte* out) const = 0;
   virtual void storage_write(int64_t first, int64_t count, const std::byte* in) = 0;
+  // storage_write for a caller with nothing left to do after it (a move's
+  // last step, Carrier::do_start_write_range): it may finish later and report
+  // through `done`, once, from any thread; `in` is read before it returns.
+  // The default calls storage_write, then done.
+  virtual void storage_start_write(int64_t first, int64_t count, const std::byte* in,
+                                   WriteDone done);
   virtual void storage_allocate(int64_t n) = 0;
   virtual void storage_release() = 0;
 
@@ -69,6 +77,8 @@ class ForeignStorageCarrier : public Carrier {
   void do_release() final;
   void do_read_range(int64_t first, int64_t count, std::byte* out) const final;
   void do_write_range(int64_t first, int64_t count, const std::byte* in) final;
+  void do_start_write_range(int64_t first, int64_t count, const std::byte* in,
+                            WriteDone done) final;
   void do_read_values(int64_t first, int64_t count, Value* out) const final;
   void do_write_values(int64_t first, int64_t count, const Value* coerced) final;
 

@@ -48,6 +48,25 @@ class VectorStorage final : public ForeignStorageCarrier {
   mutable std::atomic<int> max_gates{0};
   bool call_back = false;
   bool corrupt_bool = false;
+  // Started writes wait, unwritten, for finish() (storage_start_write).
+  bool defer_writes = false;
+
+  // Waits until a started write is pending.
+  void wait_pending() {
+    std::unique_lock lock(mu);
+    changed.wait(lock, [&] { return pending_done != nullptr; });
+  }
+  // Lands the pending write (unless `error`) and reports it.
+  void finish(std::exception_ptr error = nullptr) {
+    WriteDone done;
+    {
+      const std::lock_guard lock(mu);
+      done = std::move(pending_done);
+      pending_done = nullptr;
+      if (!error) std::memcpy(bytes.data() + pending_first, pending.data(), pending.size());
+    }
+    done(error);
+  }
 
   // Makes the next read wait until resume(); entered() tells when it waits.
   void block_next_read() {
@@ -91,6 +110,22 @@ class VectorStorage final : public ForeignStorageCarrier {
     const std::size_t size = *dtype().itemsize();
     std::memcpy(bytes.data() + first * size, in, count * size);
   }
+  void storage_start_write(int64_t first, int64_t count, const std::byte* in,
+                           WriteDone done) override {
+    if (!defer_writes) {
+      ForeignStorageCarrier::storage_start_write(first, count, in, std::move(done));
+      return;
+    }
+    observe();
+    const std::size_t size = *dtype().itemsize();
+    {
+      const std::lock_guard lock(mu);
+      pending.assign(in, in + count * size);
+      pending_first = first * size;
+      pending_done = std::move(done);
+    }
+    changed.notify_all();
+  }
   void storage_allocate(int64_t n) override { bytes.assign(n * *dtype().itemsize(), std::byte{}); }
   void storage_release() override { bytes.clear(); }
   std::string hook_name(Hook hook) const override {
@@ -108,6 +143,9 @@ class VectorStorage final : public ForeignStorageCarrier {
   mutable std::condition_variable changed;
   bool block = false;
   mutable bool waiting = false;
+  std::vector<std::byte> pending;
+  std::size_t pending_first = 0;
+  WriteDone pending_done;
 };
 
 std::shared_ptr<VectorStorage> make_storage(DType dtype, std::vector<Value> values) {
@@ -211,6 +249,35 @@ TEST(ForeignStorage, a_caller_waits_for_a_running_hook) {
   writer.join();
   EXPECT_EQ(first, ints({4, 5, 6}));
   EXPECT_EQ(storage->read(0), Value(int64_t{40}));
+}
+
+TEST(ForeignStorage, a_move_into_storage_whose_write_finishes_later_reports_then) {
+  for (const bool fails : {false, true}) {
+    auto source = std::make_shared<CPU>(DType::Int32(), std::nullopt, ints({0, 1, 2, 3}));
+    const auto tensor = Tensor::make(source, Layout(4), 0);
+    const auto storage = make_storage(DType::Int32(), ints({-1, -1, -1, -1}));
+    storage->defer_writes = true;
+    const uint64_t version = storage->version();
+    const auto request = MoveRequest::initiate(tensor, storage);
+    storage->wait_pending();  // started on a worker, which went on
+    EXPECT_FALSE(request->completion().wait_for(std::chrono::milliseconds(5)));
+    EXPECT_EQ(storage->max_core_locks.load(), 0);
+    if (!fails) {
+      storage->finish();
+      EXPECT_EQ(request->completion().wait()->values(), ints({0, 1, 2, 3}));
+      EXPECT_EQ(storage->version(), version);
+      EXPECT_EQ(storage->moves_received(), 1u);
+      EXPECT_TRUE(source->is_released());
+    } else {
+      storage->finish(std::make_exception_ptr(ValueError("the write failed")));
+      EXPECT_EQ(message_of<ValueError>([&] { request->completion().wait(); }), "the write failed");
+      EXPECT_EQ(storage->version(), version + 1);  // a failed move that wrote it
+      EXPECT_EQ(storage->moves_received(), 0u);
+      EXPECT_FALSE(source->is_released());
+      EXPECT_EQ(source->read_range_values(0, 4), ints({0, 1, 2, 3}));
+    }
+    EXPECT_EQ(storage->pinned_by(), std::nullopt);
+  }
 }
 
 // The wait hooks of a fake interpreter whose "GIL" the test thread claims.

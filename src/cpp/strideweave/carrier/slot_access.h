@@ -88,9 +88,21 @@ class SlotWriter {
   // neither 0 nor 1 (nothing written then).
   void write_range(int64_t first, int64_t count, const std::byte* in) const;
 
+  // write_range for a caller with nothing left to do after the write (a
+  // move's last step, Carrier::do_start_write_range): storage that writes
+  // asynchronously (a Python _write_range returning a Future) reports the
+  // outcome through `done` later, from any thread, with no thread waiting for
+  // it; any other storage writes before returning and reports through `done`.
+  // `in` is read before the call returns. Throws as write_range for a range
+  // or item the checks refuse, before anything is written or reported.
+  void start_write_range(int64_t first, int64_t count, const std::byte* in,
+                         Carrier::WriteDone done) const;
+
  private:
   friend class Lease;
   explicit SlotWriter(Carrier& carrier) : carrier_(carrier) {}
+  // The checks of write_range: item size, range, encoding.
+  void check_write_range(int64_t first, int64_t count, const std::byte* in) const;
   Carrier& carrier_;
 };
 

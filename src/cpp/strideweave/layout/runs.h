@@ -39,6 +39,11 @@ class RunPlan {
   template <class F>
   void for_each_run(F&& f) const;
 
+  // Whether the walk is one run, [offset, offset + size()), told without
+  // walking it: a layout whose modes coalesce to one of stride 1 (a compact
+  // layout in storage order). False for an empty layout.
+  bool is_one_run() const noexcept { return size_ != 0 && outer_.empty(); }
+
   // The layout over the concatenated runs: for 0 <= i < size(layout), the
   // element of flat index i sits at position image_layout()(i) of the image.
   // It has layout's shape, stride 0 on its stride-0 leaf modes and compact

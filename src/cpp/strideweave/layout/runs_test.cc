@@ -70,6 +70,9 @@ TEST(StorageOrder, sorts_the_reaching_modes_by_stride) {
   const Layout transposed = storage_order(Layout(T({4, 8}), T({8, 1})));
   EXPECT_EQ(transposed.to_string(), "(8,4):(1,8)");
   EXPECT_EQ(runs(transposed, 3), (Runs{{3, 32}}));
+  EXPECT_TRUE(RunPlan(transposed, 3).is_one_run());                     // told without walking
+  EXPECT_FALSE(RunPlan(Layout(T({2, 3}), T({1, 3})), 0).is_one_run());  // holes
+  EXPECT_FALSE(RunPlan(Layout(T({2, 0})), 0).is_one_run());             // empty
   // Nesting flattens; stride-0 and extent-1 modes drop; equal strides keep tree order.
   EXPECT_EQ(storage_order(Layout(T({2, T({3, 1, 5})}), T({6, T({0, 4, 1})}))).to_string(),
             "(5,2):(1,6)");

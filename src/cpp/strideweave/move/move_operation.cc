@@ -64,16 +64,18 @@ namespace {
 // lock is let go instead of being copied. A foreign side makes one range call
 // over the whole span (a destination's holes are read first and written back
 // as they were); a foreign source read straight into a host destination covering
-// the span skips the buffer too.
-void copy_staged(const MoveTransfer& transfer, const Layout& footprint, std::size_t itemsize) {
+// the span skips the buffer too. With `done` (given for a foreign destination
+// only), the destination's write is started and reports through it
+// (SlotWriter::start_write_range); without, the copy is finished when this
+// returns.
+void copy_staged(const MoveTransfer& transfer, const Layout& footprint, std::size_t itemsize,
+                 const TransferDone* done) {
   const Subtensor& source = transfer.tensor->subtensor("move");
   const int64_t offset = source.offset;
   const int64_t span = transfer.element_count;
   const auto bytes = static_cast<std::size_t>(span) * itemsize;
   const RunPlan plan(footprint, offset);
-  bool whole_span = false;
-  plan.for_each_run(
-      [&](int64_t first, int64_t run) { whole_span = first == offset && run == span; });
+  const bool whole_span = plan.is_one_run() && plan.size() == span;
   Lease& destination = *transfer.destination_lease;
   const bool foreign_destination = destination.carrier().has_foreign_storage();
 
@@ -112,17 +114,21 @@ void copy_staged(const MoveTransfer& transfer, const Layout& footprint, std::siz
       });
       return;
     }
-    if (whole_span) {
-      writer.write_range(0, span, from);
-      return;
+    std::unique_ptr<std::byte[]> merged;
+    if (!whole_span) {
+      merged.reset(new std::byte[bytes]);
+      writer.read_range(0, span, merged.get());
+      plan.for_each_run([&](int64_t first, int64_t run) {
+        const auto at = static_cast<std::size_t>(first - offset) * itemsize;
+        std::memcpy(merged.get() + at, from + at, static_cast<std::size_t>(run) * itemsize);
+      });
     }
-    const std::unique_ptr<std::byte[]> merged(new std::byte[bytes]);
-    writer.read_range(0, span, merged.get());
-    plan.for_each_run([&](int64_t first, int64_t run) {
-      const auto at = static_cast<std::size_t>(first - offset) * itemsize;
-      std::memcpy(merged.get() + at, from + at, static_cast<std::size_t>(run) * itemsize);
-    });
-    writer.write_range(0, span, merged.get());
+    const std::byte* in = whole_span ? from : merged.get();
+    if (done != nullptr) {
+      writer.start_write_range(0, span, in, *done);
+    } else {
+      writer.write_range(0, span, in);
+    }
   });
 }
 
@@ -138,7 +144,7 @@ void copy_stored(const MoveTransfer& transfer, const Layout& footprint, std::siz
   if (count == 0) return;
   if (source.carrier->has_foreign_storage() ||
       transfer.destination_lease->carrier().has_foreign_storage()) {
-    copy_staged(transfer, footprint, itemsize);
+    copy_staged(transfer, footprint, itemsize, nullptr);
     return;
   }
   source.carrier->read_locked("move", [&](const SlotReader& reader) {
@@ -197,6 +203,17 @@ void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
   } else {
     copy_values(transfer, footprint);
   }
+}
+
+void ElementwiseMoveOperation::start(const MoveTransfer& transfer, TransferDone done) {
+  const Subtensor& source = transfer.tensor->subtensor("move");
+  const std::optional<std::size_t> itemsize = source.carrier->dtype().itemsize();
+  if (!itemsize || transfer.element_count == 0 ||
+      !transfer.destination_lease->carrier().has_foreign_storage()) {
+    MoveOperation::start(transfer, std::move(done));
+    return;
+  }
+  copy_staged(transfer, storage_order(source.layout), *itemsize, &done);
 }
 
 template <class Source, class Destination>

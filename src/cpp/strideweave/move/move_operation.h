@@ -118,6 +118,12 @@ class ElementwiseMoveOperation : public MoveOperation {
   // Abstract dtypes are copied as element values through a snapshot image and
   // the lease's value writes. Holes keep their prior values.
   void copy(const MoveTransfer& transfer) override;
+
+  // copy(), except that the write into a destination with foreign storage is
+  // started (SlotWriter::start_write_range) and the outcome reported when the
+  // storage finishes it: a Python _write_range that returns a Future holds no
+  // thread while it runs.
+  void start(const MoveTransfer& transfer, TransferDone done) override;
 };
 
 // The built-in operation of an exact pair (Source, Destination) of host

@@ -261,7 +261,8 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   request->profile_.submitted(
       route.route != nullptr ? route.route->route_id : route.operation->name(), request->name_,
       *tensor, *destination);
-  if (request->prepared_->runs_on_worker()) {
+  if (request->prepared_->runs_on_worker() || source.carrier->has_foreign_storage() ||
+      destination->has_foreign_storage()) {
     process_pool().submit([request] { request->run(); });
   } else {
     request->run();

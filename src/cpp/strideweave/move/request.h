@@ -30,7 +30,9 @@
 //   5. allocation of an empty destination to exactly cosize, through its
 //      lease; the output Tensor (destination, offset 0, the source layout);
 //   6. submission: the prepared transfer starts inline (before initiate
-//      returns) or on the process pool (runs_on_worker()).
+//      returns) or on the process pool: when it runs_on_worker(), or when
+//      either carrier has foreign storage (its hooks run Python, which may
+//      block on I/O, and initiate must not wait for I/O).
 // From the pins to its destruction the request is in the process's list of
 // requests in flight: a fork() child fails those it finds unfinished
 // (abandon_after_fork), since their threads do not exist there.

@@ -13,8 +13,10 @@ TensorStore's asynchronous copy into the CPU destination and returns a
 waits on I/O. CPU -> TensorStoreCarrier cannot be a declared route: a route lives in the
 definition of its source class, and CPU is a built-in, sealed definition-free class. The
 definition therefore permits the elementwise fallback, which the engine performs for a
-Python storage carrier as one staged copy: one ``read_range`` of the CPU span and one
-``_write_range`` that waits for TensorStore's write (docs/tensorstore.md, "Moves").
+Python storage carrier as one copy: the CPU span goes to one ``_write_range``, which starts
+TensorStore's write and returns a ``concurrent.futures.Future`` completed from
+TensorStore's own future; the move reports when it completes, so in this direction too no
+worker waits on I/O (docs/tensorstore.md, "Moves").
 
 Importing this module imports ``tensorstore`` (``pip install 'strideweave[tensorstore]'``).
 """
@@ -182,9 +184,13 @@ class TensorStoreCarrier(sw.PythonStorageCarrier):
         target = ts.array(_np.frombuffer(out, numpy_dtype), copy=False, write=True)
         target.write(store[first : first + count]).result()
 
-    def _write_range(self, first: int, count: int, data: memoryview) -> None:
+    def _write_range(self, first: int, count: int, data: memoryview) -> concurrent.futures.Future:
         store, numpy_dtype = self._array()
-        store[first : first + count].write(_np.frombuffer(data, numpy_dtype)).result()
+        source = _np.frombuffer(data, numpy_dtype)
+        write = store[first : first + count].write(source)
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        write.commit.add_done_callback(lambda done: _settle(future, done, (source, write)))
+        return future
 
     def _allocate(self, n: int) -> None:
         if self._numpy is None:
