@@ -148,3 +148,15 @@ class DeferredCarrier(BytesCarrier):
             else:
                 future.set_exception(error)
         return len(pending)
+
+
+_WRITER = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="async-bytes")
+
+
+class AsyncBytesCarrier(BytesCarrier):
+    """Its _write_range hands the write to a thread of its own and returns that
+    ``concurrent.futures.Future`` (spec/carrier-storage, "A Python carrier's write may
+    finish asynchronously"): the kit's contracts must hold for it as for BytesCarrier."""
+
+    def _write_range(self, first, count, data):
+        return _WRITER.submit(BytesCarrier._write_range, self, first, count, data)

@@ -98,8 +98,9 @@ def test_kit_reports_the_clause_a_carrier_breaks(tmp_path):
 
 
 @pytest.mark.spec(f"{KIT}/kit-passes-on-a-python-storage-carrier", f"{KIT}#4")
-def test_kit_passes_on_a_python_storage_carrier(tmp_path):
-    reference = "conformance.carrier_storage.python_carriers:BytesCarrier"
+@pytest.mark.parametrize("name", ["BytesCarrier", "AsyncBytesCarrier"])
+def test_kit_passes_on_a_python_storage_carrier(name, tmp_path):
+    reference = f"conformance.carrier_storage.python_carriers:{name}"
     result = run(["-m", "strideweave.kit", reference], tmp_path, REPO)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output

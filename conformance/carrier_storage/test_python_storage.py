@@ -367,7 +367,7 @@ def _notes(error: BaseException) -> str:
     f"{ASYNC}/finish-moves-into-python-carriers-when-their-writes-futures-complete",
     f"{ASYNC}#1",
     f"{ASYNC}#2",
-    f"{ASYNC}#5",
+    f"{ASYNC}#6",
 )
 def test_finish_moves_into_python_carriers_when_their_writes_futures_complete(tmp_path):
     workers = _core._testing.pool_threads()
@@ -414,27 +414,44 @@ def test_finish_moves_into_python_carriers_when_their_writes_futures_complete(tm
         assert source.is_released
 
 
-@pytest.mark.spec(f"{ASYNC}/fail-a-move-through-its-writes-future", f"{ASYNC}#3")
-def test_fail_a_move_through_its_writes_future():
+class _DroppingCarrier(DeferredCarrier):
+    """Its deferred writes return a Future that nothing keeps: dropped at once."""
+
+    def _write_range(self, first, count, data):
+        future = super()._write_range(first, count, data)
+        if self.deferring:
+            with self._pending_lock:
+                self.pending.clear()
+        return future
+
+
+@pytest.mark.spec(f"{ASYNC}/fail-a-move-through-its-writes-future", f"{ASYNC}#3", f"{ASYNC}#4")
+@pytest.mark.parametrize("how", ["raises", "dropped"])
+def test_fail_a_move_through_its_writes_future(how):
     source = sw.CPU(sw.Int32, values=[1, 2, 3, 4])
-    destination = DeferredCarrier(sw.Int32, 4)
+    destination = (DeferredCarrier if how == "raises" else _DroppingCarrier)(sw.Int32, 4)
     version = destination.version
     handle = sw.move_async(sw.Tensor(source, sw.Layout(4), 0), destination)
     assert destination.started.wait(DEADLINE)
-    error = Failing("the write failed")
-    assert destination.finish(error) == 1
-    with pytest.raises(Failing) as raised:
-        handle.wait()
-    assert raised.value is error
-    notes = _notes(error)
-    assert "DeferredCarrier._write_range(first=0, count=4)" in notes, notes
-    assert label(destination) in notes
+    hook = f"{type(destination).__name__}._write_range(first=0, count=4)"
+    if how == "raises":
+        error = Failing("the write failed")
+        assert destination.finish(error) == 1
+        with pytest.raises(Failing) as raised:
+            handle.wait()
+        assert raised.value is error
+        notes = _notes(error)
+        assert hook in notes and label(destination) in notes, notes
+    else:
+        with pytest.raises(RuntimeError, match="dropped without completing") as refused:
+            handle.wait()
+        assert hook in str(refused.value) and label(destination) in str(refused.value)
     assert destination.version == version + 1 and destination.moves_received == 0
     assert destination.pinned_by is None and source.pinned_by is None
     assert not source.is_released and source.tolist() == [1, 2, 3, 4]
 
 
-@pytest.mark.spec(f"{ASYNC}/wait-for-the-writes-future-outside-a-move", f"{ASYNC}#4")
+@pytest.mark.spec(f"{ASYNC}/wait-for-the-writes-future-outside-a-move", f"{ASYNC}#5")
 def test_wait_for_the_writes_future_outside_a_move():
     carrier = DeferredCarrier(sw.Int32, values=[0, 0, 0, 0])
     completed: list[float] = []

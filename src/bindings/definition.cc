@@ -57,7 +57,8 @@ class PythonPreparedTransfer final : public PreparedTransfer {
                         describe_object(outcome) +
                         ", neither None nor a concurrent.futures.Future");
       }
-      report_when_done(outcome, "move: the Future of a prepared transfer", "", done);
+      report_when_done(outcome, "move: the Future of the transfer prepared by " + provider_, "",
+                       done);
     } catch (py::error_already_set& e) {
       throw PythonException(e);
     }

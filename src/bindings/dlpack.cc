@@ -18,6 +18,7 @@
 #include "errors.h"
 #include "gil.h"
 #include "int_convert.h"
+#include "strideweave/exec/core_mutex.h"
 #include "strideweave/interop/dlpack_export.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
@@ -81,12 +82,20 @@ void* allocate_export(void* /*tensor*/, std::size_t bytes) noexcept {
 // cannot be (the interpreter is exiting and this thread does not hold it),
 // nothing is done (a deliberate leak, as NumPy does). It must not run under
 // a core lock (ExitSafeGil refuses, which ends the process here).
+// The usual caller, a consumer freeing its array, holds the GIL already: then
+// nothing is taken (the check of core locks stays).
 void release_export(void* tensor, void* block) noexcept {
+  const auto free_export = [&] {
+    PyMem_Free(block);
+    --live_exports;
+    Py_DECREF(static_cast<PyObject*>(tensor));
+  };
+  if (Py_IsInitialized() != 0 && PyGILState_Check() == 1 && core_locks_held() == 0) {
+    free_export();
+    return;
+  }
   const ExitSafeGil gil("the DLPack deleter");
-  if (!gil) return;
-  PyMem_Free(block);
-  --live_exports;
-  Py_DECREF(static_cast<PyObject*>(tensor));
+  if (gil) free_export();
 }
 
 // Capsule destructors: a consumed capsule was renamed used_* and its consumer

@@ -78,6 +78,10 @@ class PyCarrier : public Base, public pybind11::trampoline_self_life_support {
     return released_with_gil(std::move(made), "releasing a carrier made by new_like");
   }
 
+  // Every Python subclass may override dlpack_info: DLPack export runs it
+  // without the carrier's mutex and checks what it did.
+  bool dlpack_info_runs_caller_code() const override { return true; }
+
   DLPackInfo dlpack_info() const override {
     const ExitSafeGil gil("dlpack_info");
     gil.require();

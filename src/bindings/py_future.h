@@ -22,8 +22,9 @@ bool is_future(pybind11::handle object);
 // future: that thread holds the GIL in its done callback and may be a daemon
 // thread the exiting interpreter stops, so the core's continuation (a move's
 // commit) must not run there. `what` names the future in the TypeError for an
-// exception() that is not an exception. Requires the GIL; the callback may
-// run before this returns, when the future is already done.
+// exception() that is not an exception, and in the RuntimeError `done`
+// receives when the future is dropped without completing. Requires the GIL;
+// the callback may run before this returns, when the future is already done.
 void report_when_done(const pybind11::object& future, std::string what, std::string note,
                       std::function<void(std::exception_ptr)> done);
 

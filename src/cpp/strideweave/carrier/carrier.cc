@@ -82,17 +82,31 @@ std::shared_ptr<const void> Carrier::hold_storage_for_export(const char* operati
   return released_ ? nullptr : do_hold_storage_locked();
 }
 
-void Carrier::check_export_hold(const char* operation,
-                                const std::shared_ptr<const void>& hold) const {
-  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
-  std::lock_guard lock(mu_);
-  require_not_being_written_locked(operation);
+void Carrier::refuse_composite_part_locked(const char* operation,
+                                           std::shared_ptr<Carrier>& owner) const {
   owner = owner_.lock();
   if (owner && owner->keeps_owned_carriers()) {
     throw BufferError(std::string(operation) + ": " + label() + " is owned by " + owner->label() +
                       ", a composite that may reuse or release its storage; a composite's part "
                       "is not exported");
   }
+}
+
+Carrier::ExportView Carrier::export_view(const char* operation) {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
+  std::lock_guard lock(mu_);
+  require_not_being_written_locked(operation);
+  ExportView view{released_ ? nullptr : do_hold_storage_locked(), dlpack_info()};
+  refuse_composite_part_locked(operation, owner);
+  return view;
+}
+
+void Carrier::check_export_hold(const char* operation,
+                                const std::shared_ptr<const void>& hold) const {
+  std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
+  std::lock_guard lock(mu_);
+  require_not_being_written_locked(operation);
+  refuse_composite_part_locked(operation, owner);
   if (hold && do_host_data() != hold.get()) {
     throw BufferError(std::string(operation) + ": the storage of " + label() +
                       " was replaced while the export ran; nothing is exported");

@@ -273,7 +273,26 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::shared_ptr<Carrier> checked_new_like(const char* purpose) const;
 
   // The DLPack opt-in hook. The default throws BufferError naming the class.
+  // An override that acts on its carrier, or may block, must also override
+  // dlpack_info_runs_caller_code() to return true.
   virtual DLPackInfo dlpack_info() const;
+
+  // Whether dlpack_info() may run code the library does not control (a
+  // Python subclass's override, which may release, pin or reallocate the
+  // carrier): DLPack export then runs it between hold_storage_for_export and
+  // check_export_hold, without the mutex. False for the built-ins, whose
+  // export takes all three in one hold of the mutex (export_view).
+  virtual bool dlpack_info_runs_caller_code() const { return false; }
+
+  // What DLPack export reads of a carrier whose dlpack_info() runs no caller
+  // code, in one hold of the mutex: the checks of hold_storage_for_export and
+  // check_export_hold, the hold, and dlpack_info()'s answer (whose
+  // BufferError it throws).
+  struct ExportView {
+    std::shared_ptr<const void> hold;
+    DLPackInfo info;
+  };
+  ExportView export_view(const char* operation);
 
   // For DLPack export (interop/dlpack_export.h), before it runs the
   // dlpack_info() hook: the refusal of require_not_being_written, else a hold
@@ -363,6 +382,10 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // require_live_locked, then the refusal of require_not_being_written.
   void require_readable_locked(const char* operation) const;
   void require_not_being_written_locked(const char* operation) const;
+  // DLPack export's refusal of a composite's part: BufferError naming
+  // `operation`, this carrier and its owner when the owner keeps its parts.
+  // Sets `owner`, for the caller to drop after the lock. Caller holds mu_.
+  void refuse_composite_part_locked(const char* operation, std::shared_ptr<Carrier>& owner) const;
 
   // A core lock (docs/threading.md), under which no Python runs, or for
   // foreign storage a gate, under which only the storage hooks run Python.

@@ -237,13 +237,18 @@ TEST(ForeignStorage, a_caller_waits_for_a_running_hook) {
   std::vector<Value> first;
   std::thread reader([&] { first = storage->read_range_values(0, 3); });
   storage->wait_entered();
+  std::atomic<bool> writing{false};
   std::atomic<bool> wrote{false};
   std::thread writer([&] {
+    writing = true;
     storage->write(0, Value(int64_t{40}));
     wrote = true;
   });
+  while (!writing.load()) std::this_thread::yield();
+  // The writer is in write() (or about to enter it): it must still be waiting
+  // for the gate the blocked hook holds, however long that takes.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_FALSE(wrote.load());  // waiting for the gate the blocked hook holds
+  EXPECT_FALSE(wrote.load());
   storage->resume();
   reader.join();
   writer.join();

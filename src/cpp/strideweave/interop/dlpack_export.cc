@@ -104,21 +104,30 @@ ExportedTensor export_dlpack(const Tensor& tensor, const ExportRequest& request,
         "copy=True: StrideWeave exports alias storage; copy exports are not "
         "implemented");
   }
-  // Held from before the hook reports a pointer: the storage it reports
-  // cannot be recycled meanwhile, whatever another thread or the hook does.
-  std::shared_ptr<const void> storage = s.carrier->hold_storage_for_export(kOperation);
-  const bool released_before = s.carrier->is_released();
-  const DLPackInfo info = s.carrier->dlpack_info();
-  // The hook may be a caller's code: what it did to the carrier is checked
-  // before its answer is used. A carrier it released (directly, or by moving
-  // a Tensor out of it) holds no storage to export; one it pinned for writing
-  // refuses readers as before the call. (A carrier released before the call
-  // is the rows below: a null pointer fails unless nothing is addressed.)
-  if (!released_before && s.carrier->is_released()) {
-    throw BufferError(std::string(kOperation) + ": " + s.carrier->label() +
-                      " was released by its dlpack_info() hook; nothing is exported");
+  std::shared_ptr<const void> storage;
+  DLPackInfo info;
+  if (!s.carrier->dlpack_info_runs_caller_code()) {
+    // A built-in's hook: the hold, the answer and the checks in one lock hold.
+    Carrier::ExportView view = s.carrier->export_view(kOperation);
+    storage = std::move(view.hold);
+    info = view.info;
+  } else {
+    // Held from before the hook reports a pointer: the storage it reports
+    // cannot be recycled meanwhile, whatever another thread or the hook does.
+    storage = s.carrier->hold_storage_for_export(kOperation);
+    const bool released_before = s.carrier->is_released();
+    info = s.carrier->dlpack_info();
+    // The hook is a caller's code: what it did to the carrier is checked
+    // before its answer is used. A carrier it released (directly, or by moving
+    // a Tensor out of it) holds no storage to export; one it pinned for writing
+    // refuses readers as before the call. (A carrier released before the call
+    // is the rows below: a null pointer fails unless nothing is addressed.)
+    if (!released_before && s.carrier->is_released()) {
+      throw BufferError(std::string(kOperation) + ": " + s.carrier->label() +
+                        " was released by its dlpack_info() hook; nothing is exported");
+    }
+    s.carrier->check_export_hold(kOperation, storage);
   }
-  s.carrier->check_export_hold(kOperation, storage);
   const std::optional<dlpack::DLDataType> dtype = dlpack_dtype(tensor.dtype());
   if (!dtype) {
     throw BufferError("dtype " + tensor.dtype().name() +

@@ -230,6 +230,7 @@ TEST(carrier_storage__carriers_opt_into_dlpack_through_the_dlpack_info_hook,
 class AllocatingHook : public CPU {
  public:
   AllocatingHook() : CPU(DType::Float32()) {}
+  bool dlpack_info_runs_caller_code() const override { return true; }
   DLPackInfo dlpack_info() const override {
     auto& self = const_cast<AllocatingHook&>(*this);  // a hook acting on its own carrier
     if (self.slots() == 0) self.allocate(4);
