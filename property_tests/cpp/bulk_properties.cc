@@ -9,6 +9,7 @@
 #include "layout_generators.h"
 #include "strideweave/carrier/cpu.h"
 #include "strideweave/carrier/generic.h"
+#include "strideweave/exec/parallel.h"
 #include "strideweave/layout/runs.h"
 #include "strideweave/tensor/tensor.h"
 #include "strideweave/util/error.h"
@@ -98,6 +99,41 @@ RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_wal
   }
   copy_strided(from.data(), src, src_offset, to.data(), dst, dst_offset, itemsize);
   RC_ASSERT(to == expected);
+}
+
+RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,
+              clause2__the_split_strided_copy_equals_the_serial_kernel, ()) {
+  // A generated pair of layouts under an outer mode long enough that the copy
+  // moves more than parallel_copy_strided's split (512 KiB): whether it splits
+  // the outer mode, splits one merged run or stays serial, it writes the bytes
+  // the serial kernel writes.
+  const Layout inner = *gen_layout();
+  RC_PRE(inner.size() > 0);
+  const Layout inner_dst = *rc::gen::element(
+      compact_col_major(inner.shape()),
+      Layout(inner.shape(), unflatten(pick_strides(inner.shape().leaves()), inner.shape())));
+  const std::size_t itemsize = *rc::gen::element<std::size_t>(1, 4, 8);
+  const int64_t bytes = inner.size() * static_cast<int64_t>(itemsize);
+  const int64_t outer = (2 * kParallelCopyGrain + bytes - 1) / bytes + *rc::gen::inRange(0, 3);
+  const int64_t src_step = inner.cosize() + *rc::gen::inRange<int64_t>(0, 3);
+  // Step 1 overlaps the outer mode's items: a destination that is not injective.
+  const int64_t dst_step =
+      *rc::gen::element<int64_t>(inner_dst.cosize(), inner_dst.cosize() + 2, 1);
+  const Layout src(IntTuple::tuple({inner.shape(), IntTuple(outer)}),
+                   IntTuple::tuple({inner.stride(), IntTuple(src_step)}));
+  const Layout dst(IntTuple::tuple({inner_dst.shape(), IntTuple(outer)}),
+                   IntTuple::tuple({inner_dst.stride(), IntTuple(dst_step)}));
+  const int64_t src_offset = *rc::gen::inRange<int64_t>(0, 5);
+  std::vector<std::byte> from(static_cast<std::size_t>(src_offset + src.cosize()) * itemsize);
+  for (std::size_t b = 0; b < from.size(); ++b) from[b] = static_cast<std::byte>(b * 31 + 7);
+  const std::size_t to_bytes = static_cast<std::size_t>(dst.cosize()) * itemsize;
+  std::vector<std::byte> expected(to_bytes, std::byte{0xEE});
+  std::vector<std::byte> got = expected;
+  copy_strided(from.data(), src, src_offset, expected.data(), dst, 0, itemsize);
+  parallel_copy_strided(from.data(), src, src_offset, got.data(), dst, 0, itemsize);
+  // Equal even where the destination is not injective: such a copy stays on
+  // the calling thread, in the serial kernel's order.
+  RC_ASSERT(got == expected);
 }
 
 RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,

@@ -3,6 +3,7 @@
 // arithmetic operators in ops.cc and the autograd members in autograd.cc.
 #include "tensor.h"
 
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -169,6 +170,46 @@ void read_encoded_into(const Tensor& t, py::handle buffer) {
                      " bytes; the tensor's encoded values need " + std::to_string(bytes));
   }
   without_gil([&] { t.read_encoded(static_cast<std::byte*>(view.buf)); });
+}
+
+// np.array(t, copy=True)'s copy in one call (tensors.py, _copied): a new
+// writable Fortran-ordered ndarray of the leaf shape holding the values in
+// flat order, natively encoded (Tensor::read_encoded, without the GIL), for a
+// Tensor of one subtensor whose dtype NumPy holds as a scalar (Bool, Int32,
+// Float32); None for any other, which the caller copies through
+// _read_encoded_into. NumPy is imported by the first call (pybind11's numpy
+// support), which NumPy's own __array__ protocol makes.
+py::object copy_to_numpy(const Tensor& t) {
+  if (t.is_multi_subtensor()) return py::none();
+  py::dtype dtype;
+  switch (t.dtype().kind()) {
+    case DTypeKind::kBool:
+      dtype = py::dtype::of<bool>();
+      break;
+    case DTypeKind::kInt32:
+      dtype = py::dtype::of<int32_t>();
+      break;
+    case DTypeKind::kFloat32:
+      dtype = py::dtype::of<float>();
+      break;
+    default:
+      return py::none();
+  }
+  const std::vector<LeafMode>& modes = t.subtensor("__array__").layout.leaf_modes();
+  std::vector<py::ssize_t> shape;
+  std::vector<py::ssize_t> strides;
+  shape.reserve(modes.size());
+  strides.reserve(modes.size());
+  py::ssize_t stride = dtype.itemsize();
+  for (const LeafMode& m : modes) {
+    shape.push_back(static_cast<py::ssize_t>(m.extent));
+    strides.push_back(stride);
+    stride *= static_cast<py::ssize_t>(m.extent);
+  }
+  py::array out(std::move(dtype), std::move(shape), std::move(strides));
+  auto* data = static_cast<std::byte*>(out.mutable_data());
+  without_gil([&] { t.read_encoded(data); });
+  return std::move(out);
 }
 
 // A slice bound or step: None, or any integer, clamped to int64 (which clamps
@@ -469,7 +510,10 @@ TypeError
 )doc")
       .def("__repr__", &format_tensor)
       .def("_read_encoded_into", &read_encoded_into, py::arg("buffer"),
-           "Writes the values in flat order, natively encoded, into a contiguous buffer.");
+           "Writes the values in flat order, natively encoded, into a contiguous buffer.")
+      .def("_copy_to_numpy", &copy_to_numpy,
+           "A new Fortran-ordered ndarray of the values for a Bool, Int32 or Float32 tensor "
+           "of one subtensor, else None.");
 
   m.def("tensor", &tensor_factory, py::arg("values"), py::arg("dtype") = py::none(),
         R"doc(A new Tensor copying ``values`` into fresh CPU storage.

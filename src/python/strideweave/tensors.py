@@ -57,6 +57,9 @@ def _exported(np: Any, t: Tensor) -> tuple[Any, str]:
 def _copied(np: Any, t: Tensor) -> Any:
     """A new writable array of t's values in its leaf shape (Fortran order,
     the flat colexicographic order of the tensor's values)."""
+    out = t._copy_to_numpy()  # Bool, Int32 and Float32 in one call; None for the rest
+    if out is not None:
+        return out
     logical = t.dtype
     dtype = _numpy_dtype(np, logical)
     shape = _leaf_shape(t)

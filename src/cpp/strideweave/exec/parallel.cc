@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -110,17 +111,41 @@ void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes) no
 void parallel_copy_strided(const std::byte* src, const Layout& src_layout, int64_t src_offset,
                            std::byte* dst, const Layout& dst_layout, int64_t dst_offset,
                            std::size_t itemsize) {
+  using internal_runs::JointMode;
   bool empty = false;
-  const std::vector<internal_runs::JointMode> modes =
-      internal_runs::joint_modes(src_layout, dst_layout, empty);
-  if (!empty && modes.size() == 1 && modes[0].src_stride == 1 && modes[0].dst_stride == 1 &&
-      modes[0].extent * static_cast<int64_t>(itemsize) >= 2 * kParallelCopyGrain) {
-    parallel_memcpy(dst + static_cast<std::size_t>(dst_offset) * itemsize,
-                    src + static_cast<std::size_t>(src_offset) * itemsize,
-                    static_cast<std::size_t>(modes[0].extent) * itemsize);
+  const std::vector<JointMode> modes = internal_runs::joint_modes(src_layout, dst_layout, empty);
+  if (empty) return;
+  const auto size = static_cast<int64_t>(itemsize);
+  if (modes.size() == 1 && modes[0].src_stride == 1 && modes[0].dst_stride == 1) {
+    parallel_memcpy(dst + dst_offset * size, src + src_offset * size,
+                    static_cast<std::size_t>(modes[0].extent * size));
     return;
   }
-  copy_strided(src, src_layout, src_offset, dst, dst_layout, dst_offset, itemsize);
+  int64_t items = 1;
+  for (const JointMode& m : modes) items *= m.extent;
+  // Threads copy disjoint stretches of the outermost mode, so every
+  // destination item must be written by one of them only.
+  if (modes.empty() || items * size < 2 * kParallelCopyGrain ||
+      !internal_runs::writes_each_item_once(modes)) {
+    internal_runs::copy_joint(src, src_offset, dst, dst_offset, modes, itemsize);
+    return;
+  }
+  const JointMode outer = modes.back();
+  const int64_t inner_bytes = items / outer.extent * size;
+  std::exception_ptr failure;  // the first chunk's (an allocation of the walk)
+  std::atomic_flag failed;
+  parallel_for(outer.extent, std::max<int64_t>(1, kParallelCopyGrain / inner_bytes),
+               [&](int64_t begin, int64_t end) noexcept {
+                 try {
+                   std::vector<JointMode> part = modes;
+                   part.back().extent = end - begin;
+                   internal_runs::copy_joint(src, src_offset + begin * outer.src_stride, dst,
+                                             dst_offset + begin * outer.dst_stride, part, itemsize);
+                 } catch (...) {
+                   if (!failed.test_and_set()) failure = std::current_exception();
+                 }
+               });
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace strideweave

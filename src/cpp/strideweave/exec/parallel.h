@@ -51,9 +51,13 @@ inline constexpr int64_t kParallelCopyGrain = int64_t{256} << 10;
 // ways). The ranges must not overlap.
 void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes) noexcept;
 
-// copy_strided (layout/runs.h), except that a copy that is one contiguous run
-// on both sides (the joint walk of the two layouts is one mode of stride 1)
-// is one parallel_memcpy. Throws what copy_strided throws.
+// copy_strided (layout/runs.h), split by parallel_for when it moves 512 KiB or
+// more: a copy that is one contiguous run on both sides (the joint walk of
+// the two layouts is one mode of stride 1) is one parallel_memcpy; any other
+// is split into stretches of its outermost joint mode, each at least
+// kParallelCopyGrain bytes, when its destination side writes every item once
+// (internal_runs::writes_each_item_once); otherwise it runs on the calling
+// thread. Throws what copy_strided throws.
 void parallel_copy_strided(const std::byte* src, const Layout& src_layout, int64_t src_offset,
                            std::byte* dst, const Layout& dst_layout, int64_t dst_offset,
                            std::size_t itemsize);

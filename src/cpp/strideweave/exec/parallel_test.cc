@@ -158,9 +158,12 @@ TEST(ParallelCopy, MemcpyOfEveryLengthAroundTheSplit) {
 }
 
 TEST(ParallelCopy, StridedCopyAgreesWithTheSerialKernel) {
-  // One contiguous run on both sides (split), two modes that merge into
-  // one run at an offset (split), a transposed view and a layout with holes
-  // (the serial kernel): the same bytes as copy_strided.
+  // One contiguous run on both sides (one parallel_memcpy), two modes that
+  // merge into one run at an offset, a transposed view (tiles in stretches
+  // of its outer mode), a layout with holes and one whose outer mode has a
+  // few long items (stretches of the outermost mode), and a destination
+  // that is not injective (the serial kernel): the same bytes as
+  // copy_strided.
   const int64_t n = 3 * kParallelCopyGrain / 4 + 11;  // Float32 items: above the split
   std::vector<float> src(static_cast<std::size_t>(2 * n + 8));
   for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) + 0.5F;
@@ -172,6 +175,11 @@ TEST(ParallelCopy, StridedCopyAgreesWithTheSerialKernel) {
        Layout(IntTuple::tuple({512, 256}))},
       {Layout(IntTuple::tuple({3, n / 4}), IntTuple::tuple({1, 4})),
        Layout(IntTuple::tuple({3, n / 4}))},
+      {Layout(IntTuple(n), IntTuple(2)), Layout(IntTuple(n))},
+      {Layout(IntTuple::tuple({n / 3, 3}), IntTuple::tuple({1, n / 3 + 2})),
+       Layout(IntTuple::tuple({n / 3, 3}), IntTuple::tuple({3, 1}))},
+      {Layout(IntTuple::tuple({n / 2, 2})),
+       Layout(IntTuple::tuple({n / 2, 2}), IntTuple::tuple({1, 1}))},
   };
   for (const auto& [from, to] : cases) {
     const auto bytes = static_cast<std::size_t>(to.cosize()) * sizeof(float);

@@ -152,21 +152,18 @@ std::vector<JointMode> joint_modes(const Layout& src, const Layout& dst, bool& e
 
 }  // namespace internal_runs
 
-void copy_strided(const std::byte* src, const Layout& src_layout, int64_t src_offset,
-                  std::byte* dst, const Layout& dst_layout, int64_t dst_offset,
-                  std::size_t itemsize) {
-  using internal_runs::JointMode;
-  bool empty = false;
-  const std::vector<JointMode> modes = internal_runs::joint_modes(src_layout, dst_layout, empty);
-  if (empty) return;
+namespace internal_runs {
+
+void copy_joint(const std::byte* src, int64_t src_base, std::byte* dst, int64_t dst_base,
+                const std::vector<JointMode>& modes, std::size_t itemsize) {
   const bool transposed = modes.size() >= 2 && modes[0].extent > kTile && modes[1].extent > kTile &&
                           ((modes[0].dst_stride == 1 && modes[1].src_stride == 1) ||
                            (modes[0].src_stride == 1 && modes[1].dst_stride == 1));
   if (!transposed) {
-    internal_runs::walk_joint(modes, src_offset, dst_offset,
-                              [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
-                                copy_items(src, dst, s, d, n, ss, ds, itemsize);
-                              });
+    walk_joint(modes, src_base, dst_base,
+               [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
+                 copy_items(src, dst, s, d, n, ss, ds, itemsize);
+               });
     return;
   }
   const JointMode a = modes[0];
@@ -185,10 +182,34 @@ void copy_strided(const std::byte* src, const Layout& src_layout, int64_t src_of
       }
     }
   };
-  internal_runs::walk_joint(rest, src_offset, dst_offset,
-                            [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
-                              for (int64_t t = 0; t < n; ++t) tile_2d(s + t * ss, d + t * ds);
-                            });
+  walk_joint(rest, src_base, dst_base,
+             [&](int64_t s, int64_t d, int64_t n, int64_t ss, int64_t ds) {
+               for (int64_t t = 0; t < n; ++t) tile_2d(s + t * ss, d + t * ds);
+             });
+}
+
+bool writes_each_item_once(const std::vector<JointMode>& modes) {
+  std::vector<JointMode> sorted = modes;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const JointMode& x, const JointMode& y) { return x.dst_stride < y.dst_stride; });
+  int64_t reach = 0;  // the largest destination step the smaller-stride modes make
+  for (const JointMode& m : sorted) {
+    if (m.dst_stride <= reach) return false;
+    reach += (m.extent - 1) * m.dst_stride;
+  }
+  return true;
+}
+
+}  // namespace internal_runs
+
+void copy_strided(const std::byte* src, const Layout& src_layout, int64_t src_offset,
+                  std::byte* dst, const Layout& dst_layout, int64_t dst_offset,
+                  std::size_t itemsize) {
+  bool empty = false;
+  const std::vector<internal_runs::JointMode> modes =
+      internal_runs::joint_modes(src_layout, dst_layout, empty);
+  if (empty) return;
+  internal_runs::copy_joint(src, src_offset, dst, dst_offset, modes, itemsize);
 }
 
 }  // namespace strideweave

@@ -136,6 +136,17 @@ void walk_joint(const std::vector<JointMode>& modes, int64_t src_base, int64_t d
   }
 }
 
+// copy_strided over joint modes already computed (`modes` non-empty or the
+// copy of one item): item dst_base + d of dst = item src_base + s of src for
+// every step of the joint walk, transposed pairs of modes in tiles.
+void copy_joint(const std::byte* src, int64_t src_base, std::byte* dst, int64_t dst_base,
+                const std::vector<JointMode>& modes, std::size_t itemsize);
+
+// Whether the destination side of `modes` reaches every item at most once,
+// told from its strides alone (each positive stride beyond the largest step
+// the smaller ones make): sufficient, not necessary, for injectivity.
+bool writes_each_item_once(const std::vector<JointMode>& modes);
+
 }  // namespace internal_runs
 
 template <class F>
