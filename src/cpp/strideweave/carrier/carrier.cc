@@ -273,7 +273,7 @@ void Carrier::write_range_values_via(const WritePath& path, int64_t first,
 
 void Carrier::allocate(int64_t n) { allocate_via(WritePath{}, n); }
 
-void Carrier::allocate_via(const WritePath& path, int64_t n) {
+void Carrier::allocate_via(const WritePath& path, int64_t n, bool for_overwrite) {
   std::shared_ptr<Carrier> owner;  // dropped after the lock: it may be the last reference
   std::lock_guard lock(mu_);
   const WritePath effective = effective_path_locked(path);
@@ -286,7 +286,11 @@ void Carrier::allocate_via(const WritePath& path, int64_t n) {
     throw RuntimeError("allocate on " + label() + ", which already holds " +
                        std::to_string(slots_) + " slots");
   }
-  do_allocate(n);
+  if (for_overwrite) {
+    do_allocate_for_overwrite(n);
+  } else {
+    do_allocate(n);
+  }
   slots_ = n;
   count_write_locked(effective);
 }

@@ -330,6 +330,10 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual Value do_read(int64_t slot) const = 0;
   virtual void do_write(int64_t slot, const Value& coerced) = 0;
   virtual void do_allocate(int64_t n) = 0;
+  // do_allocate for a caller that writes every one of the n slots before
+  // anything reads them (Lease::allocate_for_overwrite): the carrier may leave
+  // them unzeroed. The default zeroes, as do_allocate does.
+  virtual void do_allocate_for_overwrite(int64_t n) { do_allocate(n); }
   virtual void do_release() = 0;
   virtual bool supports_allocation() const { return true; }
 
@@ -419,7 +423,8 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   void write_via(const WritePath& path, int64_t slot, const Value& value);
   void write_range_via(const WritePath& path, int64_t first, std::span<const std::byte> in);
   void write_range_values_via(const WritePath& path, int64_t first, std::span<const Value> values);
-  void allocate_via(const WritePath& path, int64_t n);
+  // `for_overwrite`: do_allocate_for_overwrite instead of do_allocate.
+  void allocate_via(const WritePath& path, int64_t n, bool for_overwrite = false);
   void release_via(const WritePath& path);
   void relinquish_via(Carrier& other, bool is_public);
   void end_pin(uint64_t pin_id) noexcept;

@@ -147,6 +147,11 @@ void CPU::do_allocate(int64_t n) {
   published_ = buffer_.get();
 }
 
+void CPU::do_allocate_for_overwrite(int64_t n) {
+  buffer_ = allocate_buffer(dtype(), n, false);
+  published_ = buffer_.get();
+}
+
 void CPU::do_release() {
   published_ = nullptr;
   buffer_.reset();

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -250,6 +251,28 @@ TEST(carrier_storage__filebacked_reports_failed_i_o_as_oserror,
   EXPECT_NE(m.find(c->label()), std::string::npos) << m;
   EXPECT_TRUE(names(m, path)) << m;
   EXPECT_EQ(c->read_range(0, 2), items<int32_t>({0, 0}));
+}
+
+TEST(FileBacked, a_long_read_split_across_threads_names_where_a_shortened_file_ends) {
+  // 4 MiB of slots, read in stretches on several threads (file_io.h read_at);
+  // the file cut inside the second MiB, outside StrideWeave: the error names
+  // the byte where it ends, as one serial read would, and the slots before it
+  // still read.
+  const fs::path path = scratch("long_shortened.i32");
+  const int64_t n = int64_t{1} << 20;
+  auto c = std::make_shared<FileBacked>(DType::Int32(), n, path);
+  std::vector<int32_t> values(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int32_t>(i * 3 + 1);
+  c->write_range(0, std::as_bytes(std::span(values)));
+  const std::uintmax_t end = (std::uintmax_t{1} << 20) + 4 * 1000 + 2;
+  fs::resize_file(path, end);
+  const std::string m = message_of<RuntimeError>([&] { c->read_range(0, n); });
+  EXPECT_NE(m.find("ends at byte " + std::to_string(end) + ","), std::string::npos) << m;
+  EXPECT_TRUE(names(m, path)) << m;
+  const int64_t whole = static_cast<int64_t>(end / 4);
+  std::vector<int32_t> got(static_cast<std::size_t>(whole));
+  c->read_range(0, whole, std::as_writable_bytes(std::span(got)));
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), values.begin()));
 }
 
 // Runs in a forked child: a file size limit inside the file makes a write past

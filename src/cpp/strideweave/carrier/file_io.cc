@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
 
 #include "strideweave/carrier/temporary_file.h"
+#include "strideweave/exec/parallel.h"
 #include "strideweave/util/error.h"
 
 namespace strideweave {
@@ -61,11 +63,34 @@ void resize_file(int fd, const std::filesystem::path& path, int64_t bytes,
   }
 }
 
-FileTransfer read_at(int fd, int64_t offset, std::byte* out, std::size_t size) noexcept {
+namespace {
+
+FileTransfer read_serially(int fd, int64_t offset, std::byte* out, std::size_t size) noexcept {
   return transfer_all(size, 0, [&](std::size_t done) {
     return ::pread(fd, out + done, size - done,
                    static_cast<off_t>(offset) + static_cast<off_t>(done));
   });
+}
+
+}  // namespace
+
+FileTransfer read_at(int fd, int64_t offset, std::byte* out, std::size_t size) noexcept {
+  // From the page cache a pread is a copy by the kernel: long ones split
+  // across the pool as parallel_memcpy splits memory copies. The outcome is
+  // the serial read's: the bytes before the first stretch that came up short,
+  // and that stretch's error (0 at the end of the file).
+  std::mutex mu;
+  FileTransfer first_short{size, 0};
+  parallel_for(static_cast<int64_t>(size), kParallelCopyGrain,
+               [&](int64_t begin, int64_t end) noexcept {
+                 const auto length = static_cast<std::size_t>(end - begin);
+                 const FileTransfer part = read_serially(fd, offset + begin, out + begin, length);
+                 if (part.done == length) return;
+                 const std::lock_guard lock(mu);
+                 const std::size_t reached = static_cast<std::size_t>(begin) + part.done;
+                 if (reached < first_short.done) first_short = {reached, part.error};
+               });
+  return first_short;
 }
 
 FileTransfer write_at(int fd, int64_t offset, const std::byte* in, std::size_t size) noexcept {

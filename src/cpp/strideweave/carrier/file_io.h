@@ -48,7 +48,10 @@ struct FileTransfer {
 
 // Reads bytes [offset, offset + size) of the file open at `fd` into `out`
 // (pread), looping over short reads and EINTR. Stops early at the end of the
-// file (done < size, error 0) or at a failed call (error: its errno).
+// file (done < size, error 0) or at a failed call (error: its errno). A read
+// of 512 KiB or more is split into stretches read by the calling thread and
+// the pool's free workers (parallel_for); `done` is then the bytes before the
+// first stretch that came up short (bytes after it may have been written).
 FileTransfer read_at(int fd, int64_t offset, std::byte* out, std::size_t size) noexcept;
 
 // Writes the `size` bytes at `in` at `offset` of the file open at `fd`

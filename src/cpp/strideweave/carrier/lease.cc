@@ -106,4 +106,9 @@ void Lease::allocate(int64_t n) {
   carrier().allocate_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, n);
 }
 
+void Lease::allocate_for_overwrite(int64_t n) {
+  carrier().allocate_via(Carrier::WritePath{Carrier::WritePath::Kind::kLease, pin_id_, nullptr}, n,
+                         true);
+}
+
 }  // namespace strideweave

@@ -62,6 +62,11 @@ class Lease {
   void write_range(int64_t first, std::span<const std::byte> in);
   void write_range_values(int64_t first, std::span<const Value> values);
   void allocate(int64_t n);
+  // allocate(), for a caller that writes every one of the n slots through
+  // this lease before the pin ends (a lowered transfer into a fresh part): the
+  // carrier may leave them unzeroed (Carrier::do_allocate_for_overwrite), so
+  // they are unspecified until written.
+  void allocate_for_overwrite(int64_t n);
 
   // Ends the pin; later calls do nothing.
   void end() noexcept;

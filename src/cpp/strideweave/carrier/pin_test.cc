@@ -124,6 +124,28 @@ TEST(carrier_storage__an_operation_in_progress_can_pin_a_carrier, end_a_pin_exac
   EXPECT_TRUE(c->is_mutable());
 }
 
+// allocate_for_overwrite: the slots allocate() would give, unspecified until
+// written (a CPU buffer is left unzeroed; Generic's default zeroes them), with
+// allocate()'s version count and refusals.
+TEST(Lease, allocate_for_overwrite_allocates_as_allocate_without_promising_zeros) {
+  for (const bool cpu : {true, false}) {
+    std::shared_ptr<Carrier> c =
+        cpu ? std::shared_ptr<Carrier>(std::make_shared<CPU>(DType::Int32()))
+            : std::make_shared<Generic>(DType::Int32());
+    Lease lease = c->pin("lowered", Carrier::PinAccess::kWriting);
+    lease.allocate_for_overwrite(4);
+    EXPECT_EQ(c->slots(), 4);
+    const std::vector<int32_t> values{4, 5, 6};
+    lease.write_range(0, std::as_bytes(std::span(values)));
+    const std::string m = message_of<RuntimeError>([&] { lease.allocate_for_overwrite(2); });
+    EXPECT_NE(m.find("already holds 4 slots"), std::string::npos) << m;
+    lease.end();
+    EXPECT_EQ(c->version(), 1u);  // the pin's writes, the allocation among them, count once
+    for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(c->read(i), Value(int64_t{4 + i}));
+    if (!cpu) EXPECT_EQ(c->read(3), Value(int64_t{0}));  // the default allocation zeroes
+  }
+}
+
 // A move's terminal commit ends its destination's pin with no version change,
 // whatever the lease wrote, and counts the move received.
 TEST(carrier_storage__a_successful_move_changes_neither_carriers_version,

@@ -62,7 +62,9 @@ void lowered_transfer(MoveOperation& operation, const std::string& name,
   std::shared_ptr<const Tensor> tensor = Tensor::make(source, Layout(IntTuple(count)), first);
   Lease source_lease = source->pin(name);
   Lease destination_lease = destination->pin(name, Carrier::PinAccess::kWriting);
-  allocation_stage(destination_lease, held == 0 && count > 0, count);
+  // The copy hook fills every slot of the compact window (MoveOperation::copy),
+  // and on failure the destination's slots are unspecified: no zeroing first.
+  allocation_stage(destination_lease, held == 0 && count > 0, count, true);
   const MoveTransfer transfer{.tensor = std::move(tensor),
                               .source = source,
                               .destination = destination,

@@ -34,7 +34,8 @@ std::shared_ptr<MoveOperation> lowered_operation(const char* purpose,
 // Copies slots [first, first + count) of `source` into slots [0, count) of
 // `destination` with `operation`'s copy hook (run_copy_hook) on the calling
 // thread. Pins the source (readable) and the destination (for writing) for
-// `name`, allocates an empty destination to `count` slots through its lease,
+// `name`, allocates an empty destination to `count` slots through its lease
+// (Lease::allocate_for_overwrite: the hook fills them all),
 // runs the hook, makes the destination durable (Lease::sync, as a move's
 // commit does) and ends both pins: the destination's version increments by
 // one when anything wrote it (an allocation or the hook), the source's never. Passes the fault

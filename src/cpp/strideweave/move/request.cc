@@ -159,9 +159,14 @@ void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer) {
   operation.copy(transfer);
 }
 
-void allocation_stage(Lease& destination, bool allocate, int64_t slots) {
+void allocation_stage(Lease& destination, bool allocate, int64_t slots, bool for_overwrite) {
   move_fault_point(MoveStage::kAllocation);
-  if (allocate) destination.allocate(slots);
+  if (!allocate) return;
+  if (for_overwrite) {
+    destination.allocate_for_overwrite(slots);
+  } else {
+    destination.allocate(slots);
+  }
 }
 
 const Subtensor& validate_move_source(const Tensor& tensor) {

@@ -162,7 +162,9 @@ void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer);
 
 // The allocation stage of a move, public or lowered: its fault point
 // (MoveStage::kAllocation, always reached), then, when `allocate`, the
-// allocation of the empty destination to `slots` slots through its lease.
-void allocation_stage(Lease& destination, bool allocate, int64_t slots);
+// allocation of the empty destination to `slots` slots through its lease,
+// zeroed unless `for_overwrite` (Lease::allocate_for_overwrite: the transfer
+// writes every slot).
+void allocation_stage(Lease& destination, bool allocate, int64_t slots, bool for_overwrite = false);
 
 }  // namespace strideweave
