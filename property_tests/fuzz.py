@@ -819,6 +819,8 @@ ENTRY_POINTS: dict[str, Target] = {
     "Tensor._read_encoded_into": Target(
         (T, V, R, B), args(st.one_of(S.writable_buffers(), ANY)), TENSORS
     ),
+    # None for a compound, abstract or multi-subtensor tensor; RuntimeError when released.
+    "Tensor._copy_to_numpy": Target((T, R), receivers=TENSORS, foreign_receivers=False),
     "Tensor.__len__": Target((T,), receivers=TENSORS),
     "Tensor.__iter__": Target((T, N), receivers=TENSORS, foreign_receivers=False),
     "Tensor.__bool__": Target((T, V, R), receivers=TENSORS, foreign_receivers=False),
