@@ -45,10 +45,7 @@ const ClassDescriptor& Carrier::static_class() {
   return descriptor;
 }
 
-int64_t Carrier::slots() const {
-  std::lock_guard lock(mu_);
-  return slots_;
-}
+int64_t Carrier::slots() const { return slots_.load(std::memory_order_acquire); }
 
 std::string Carrier::label() const {
   return carrier_class().name() + " carrier #" + std::to_string(id_);
@@ -296,8 +293,9 @@ void Carrier::allocate_via(const WritePath& path, int64_t n, bool for_overwrite)
 }
 
 void Carrier::initialize_slots(int64_t n) {
-  std::lock_guard lock(mu_);
-  slots_ = n;
+  // No lock: the release publishes the storage set up before it to any thread
+  // that reads the count (slots(), or under the mutex).
+  slots_.store(n, std::memory_order_release);
 }
 
 VersionToken Carrier::version_token() const {
@@ -440,6 +438,7 @@ std::shared_ptr<Carrier> Carrier::checked_new_like(const char* purpose) const {
 }
 
 std::shared_ptr<Carrier> Carrier::owner() const {
+  if (!owned_.load()) return nullptr;  // as of this call, as the locked answer would be
   std::lock_guard lock(mu_);
   return owner_.lock();
 }

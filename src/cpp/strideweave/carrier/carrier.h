@@ -444,7 +444,8 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   DType dtype_;
   uint64_t id_;
   bool constructed_mutable_;
-  int64_t slots_ = 0;
+  // Written under mu_; read without it by slots(), and as a plain value under it.
+  std::atomic<int64_t> slots_{0};
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> moves_received_{0};  // written under mu_
   // Written under mu_; read without it by is_released() and is_mutable().
