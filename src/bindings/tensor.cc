@@ -209,7 +209,7 @@ py::object copy_to_numpy(const Tensor& t) {
   py::array out(std::move(dtype), std::move(shape), std::move(strides));
   auto* data = static_cast<std::byte*>(out.mutable_data());
   without_gil([&] { t.read_encoded(data); });
-  return std::move(out);
+  return out;
 }
 
 // A slice bound or step: None, or any integer, clamped to int64 (which clamps

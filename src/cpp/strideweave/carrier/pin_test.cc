@@ -142,7 +142,9 @@ TEST(Lease, allocate_for_overwrite_allocates_as_allocate_without_promising_zeros
     lease.end();
     EXPECT_EQ(c->version(), 1u);  // the pin's writes, the allocation among them, count once
     for (int64_t i = 0; i < 3; ++i) EXPECT_EQ(c->read(i), Value(int64_t{4 + i}));
-    if (!cpu) EXPECT_EQ(c->read(3), Value(int64_t{0}));  // the default allocation zeroes
+    if (!cpu) {
+      EXPECT_EQ(c->read(3), Value(int64_t{0}));  // the default allocation zeroes
+    }
   }
 }
 
