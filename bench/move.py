@@ -12,6 +12,7 @@ the target is on the ratio StrideWeave / anchor:
 | FileBacked to CPU 64 MiB    | ``sw.move(t, new)`` (4)  | ``np.fromfile(path)``       | <= 1.0  |
 | 8 elements, CPU to CPU      | ``sw.move(t, new)``      | ``torch.empty(8).copy_(x)`` | <= 1.0  |
 | 8 threads, 8 elements (5)   | 8 threads moving at once | one thread, the same moves  | <= 1.0  |
+| 8 threads, 8 el., NumPy (6) | 8 threads, ``np.copyto`` | one thread, the same copies | none    |
 | 8 threads, 1 MiB (5)        | 8 threads moving at once | one thread, the same moves  | <= 1.0  |
 | 8 threads, 1 MiB, NumPy (6) | 8 threads, ``np.copyto`` | one thread, the same copies | none    |
 
@@ -21,10 +22,12 @@ extents and strides. (3) ``t`` over ``(256,(64,32)):(1,(512,32768))``: runs of 2
 with holes between. (4) ``t`` over a FileBacked opened on a named file, which
 ``np.fromfile`` reads too; ``new`` is an empty ``sw.CPU(sw.Float32)``, made in the call.
 (5) Two rows: 8 tasks of 256 moves of 8 elements, and 8 tasks of 4 moves of 1 MiB, each
-task moving into its own destination. (6) The 1 MiB row's work done by NumPy: 8 tasks of
-4 ``np.copyto`` of 1 MiB, each into its own preallocated array, on the same thread pool,
-against one thread making the same copies; a figure without a target, beside the row
-before it, so that StrideWeave's scaling reads against NumPy's on the same machine.
+task moving into its own destination. (6) The work of the row before, done by NumPy: 8
+tasks of 256 ``np.copyto`` of 8 elements, or of 4 of 1 MiB, each task into its own
+preallocated array, on the same thread pool, against one thread making the same copies;
+figures without a target, beside the StrideWeave rows, so that StrideWeave's scaling
+reads against NumPy's on the same machine (for 8 elements the work is a few microseconds
+per call under the GIL, and NumPy loses throughput with threads too).
 
 The targets of the 8-element move (<= 1.0; it was <= 2.0) and of the two StrideWeave
 thread rows (<= 1.0: threads never lose throughput; they had none) are issue 24's.
@@ -42,7 +45,7 @@ FileBacked-to-CPU and 8-element cases it is an empty CPU carrier, so the move al
 it, as ``np.fromfile`` and ``torch.empty`` allocate their results. The thread rows time
 the same moves with 8 threads and with one; their ratio is (8-thread time) / (one-thread
 time), and ``1 / ratio`` is the throughput gained on this machine's cores (at most its
-core count, whatever the 8 threads); the script prints ``1 / ratio`` for each of the three
+core count, whatever the 8 threads); the script prints ``1 / ratio`` for each of the four
 thread rows. The NumPy row times fresh sources and the release of its sources inside the
 timed call too, as the move rows do.
 
@@ -273,6 +276,9 @@ def measure(repeat: int) -> list[dict]:
         lambda: file_cases(directory),
         small_cases,
         lambda: thread_cases(f"{THREADS} threads x 256 moves of 8 elements", 8, 256, pool),
+        lambda: numpy_thread_cases(
+            f"{THREADS} threads x 256 copies of 8 elements, np.copyto", 8, 256, pool
+        ),
         lambda: thread_cases(f"{THREADS} threads x 4 moves of 1 MiB", 2**18, 4, pool),
         lambda: numpy_thread_cases(
             f"{THREADS} threads x 4 copies of 1 MiB, np.copyto", 2**18, 4, pool

@@ -38,6 +38,7 @@
 #include "strideweave/carrier/metal.h"
 #include "strideweave/compose/builtins.h"
 #include "strideweave/util/error.h"
+#include "try_cast.h"
 #include "type_hint.h"
 #include "value_convert.h"
 
@@ -106,6 +107,8 @@ std::optional<std::vector<Value>> optional_values(const py::object& values) {
 }
 
 DType require_dtype(const py::handle& dtype, const char* carrier) {
+  // A strideweave dtype, the usual argument, needs no message built.
+  if (std::optional<DType> given = try_cast<DType>(dtype)) return *std::move(given);
   return to_dtype(dtype, std::string(carrier) + ": dtype");
 }
 

@@ -6,6 +6,7 @@
 
 #include "describe.h"
 #include "strideweave/util/error.h"
+#include "try_cast.h"
 
 namespace py = pybind11;
 
@@ -82,7 +83,7 @@ std::optional<DType> named_dtype(std::string_view name) {
 }  // namespace
 
 DType to_dtype(py::handle obj, const std::string& what) {
-  if (py::isinstance<DType>(obj)) return obj.cast<DType>();
+  if (std::optional<DType> dtype = try_cast<DType>(obj)) return *std::move(dtype);
   std::optional<std::string> name;
   if (PyUnicode_CheckExact(obj.ptr())) {
     name = obj.cast<std::string>();

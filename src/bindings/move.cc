@@ -72,6 +72,10 @@ class PyMoveOperation : public Base,
   bool runs_on_worker() const override { return python_copy || Base::runs_on_worker(); }
   // A Python _copy writes the destination it receives: nothing is staged.
   bool stages_destination() const override { return !python_copy && Base::stages_destination(); }
+  // What a Python _copy writes is not known; the built-in copy's fill otherwise.
+  PreparedTransfer::Fill destination_fill() const override {
+    return python_copy ? PreparedTransfer::Fill::kUnknown : Base::destination_fill();
+  }
 
   void builtin_copy(const MoveTransfer& transfer) override { Base::copy(transfer); }
   bool has_builtin_copy() const override { return !std::is_same_v<Base, MoveOperation>; }

@@ -13,6 +13,7 @@
 #include "strideweave/move/move_node.h"
 #include "strideweave/move/request.h"
 #include "strideweave/util/error.h"
+#include "try_cast.h"
 #include "type_hint.h"
 
 namespace py = pybind11;
@@ -50,19 +51,19 @@ struct MoveArguments {
 };
 
 MoveArguments move_arguments(py::handle tensor, py::handle destination) {
-  if (!py::isinstance<Tensor>(tensor)) {
+  std::optional<std::shared_ptr<Tensor>> source = try_cast<std::shared_ptr<Tensor>>(tensor);
+  if (!source) {
     throw TypeError("move_async: tensor " + describe_object(tensor) +
                     " is not a Tensor (moves take one Tensor, not a sequence)");
   }
-  auto source = tensor.cast<std::shared_ptr<Tensor>>();
-  validate_move_source(*source);
-  if (!py::isinstance<Carrier>(destination)) {
+  validate_move_source(**source);
+  std::optional<std::shared_ptr<Carrier>> target = try_cast<std::shared_ptr<Carrier>>(destination);
+  if (!target) {
     throw TypeError("move_async: destination " + describe_object(destination) +
                     " is not a Carrier (moves take one carrier, not a sequence)");
   }
-  auto target = destination.cast<std::shared_ptr<Carrier>>();
-  return {released_with_gil<const Tensor>(std::move(source), "releasing a moved Tensor"),
-          released_with_gil(std::move(target), "releasing a move destination")};
+  return {released_with_gil<const Tensor>(std::move(*source), "releasing a moved Tensor"),
+          released_with_gil(std::move(*target), "releasing a move destination")};
 }
 
 // The bytes up to which a move between two exact CPU carriers is initiated

@@ -283,13 +283,15 @@ void Carrier::allocate_via(const WritePath& path, int64_t n, bool for_overwrite)
     throw RuntimeError("allocate on " + label() + ", which already holds " +
                        std::to_string(slots_) + " slots");
   }
+  bool unzeroed = false;
   if (for_overwrite) {
-    do_allocate_for_overwrite(n);
+    unzeroed = do_allocate_for_overwrite(n);
   } else {
     do_allocate(n);
   }
   slots_ = n;
   count_write_locked(effective);
+  pin_left_unzeroed_ = unzeroed && effective.kind == WritePath::Kind::kLease;
 }
 
 void Carrier::initialize_slots(int64_t n) {
@@ -356,6 +358,13 @@ void Carrier::end_pin(uint64_t pin_id) noexcept {
 }
 
 void Carrier::end_pin_locked() noexcept {
+  if (pin_left_unzeroed_) {
+    pin_left_unzeroed_ = false;
+    try {
+      do_allocate(slots_);  // fresh zeroed storage in place of the unwritten one
+    } catch (...) {  // out of memory: the slots stay unspecified, as a failed move leaves them
+    }
+  }
   if (pin_wrote_) ++version_;
   pin_wrote_ = false;
   pin_id_ = 0;
@@ -372,6 +381,7 @@ void Carrier::release_pinned(uint64_t pin_id) {
   do_release();
   released_ = true;
   slots_ = 0;
+  pin_left_unzeroed_ = false;
   end_pin_locked();
 }
 
@@ -381,6 +391,7 @@ void Carrier::mark_pin_written(uint64_t pin_id) {
     throw RuntimeError("a write mark through an ended lease of " + label());
   }
   pin_wrote_ = true;
+  pin_left_unzeroed_ = false;
 }
 
 void Carrier::commit_received_move(uint64_t pin_id) {
@@ -388,7 +399,8 @@ void Carrier::commit_received_move(uint64_t pin_id) {
   if (pin_id_ != pin_id) {
     throw RuntimeError("a move's commit through an ended lease of " + label());
   }
-  pin_wrote_ = false;  // the move's writes are no in-place mutation
+  pin_wrote_ = false;          // the move's writes are no in-place mutation
+  pin_left_unzeroed_ = false;  // its transfer wrote every slot
   ++moves_received_;
   end_pin_locked();
 }
@@ -402,6 +414,7 @@ Carrier::WritePath Carrier::effective_path_locked(const WritePath& path) const {
 }
 
 void Carrier::count_write_locked(const WritePath& path) {
+  pin_left_unzeroed_ = false;
   if (path.kind == WritePath::Kind::kLease && path.pin_id == pin_id_ && pin_id_ != 0) {
     pin_wrote_ = true;
   } else {

@@ -332,8 +332,12 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   virtual void do_allocate(int64_t n) = 0;
   // do_allocate for a caller that writes every one of the n slots before
   // anything reads them (Lease::allocate_for_overwrite): the carrier may leave
-  // them unzeroed. The default zeroes, as do_allocate does.
-  virtual void do_allocate_for_overwrite(int64_t n) { do_allocate(n); }
+  // them unzeroed, and returns whether it did. The default zeroes, as
+  // do_allocate does, and returns false.
+  virtual bool do_allocate_for_overwrite(int64_t n) {
+    do_allocate(n);
+    return false;
+  }
   virtual void do_release() = 0;
   virtual bool supports_allocation() const { return true; }
 
@@ -438,7 +442,10 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   // Counts one successful write through `path`: a version increment, or for
   // the active pin's lease, a mark that the pin wrote. Caller holds mu_.
   void count_write_locked(const WritePath& path);
-  // Ends the active pin, incrementing the version when it wrote. Caller holds mu_.
+  // Ends the active pin, incrementing the version when it wrote. Slots it
+  // allocated unzeroed and never wrote (a move that failed before its
+  // transfer wrote) are zeroed first, as allocate() would have left them.
+  // Caller holds mu_.
   void end_pin_locked() noexcept;
 
   DType dtype_;
@@ -456,6 +463,9 @@ class Carrier : public std::enable_shared_from_this<Carrier> {
   std::string pinned_by_;            // its operation
   bool pin_refuses_reads_ = false;   // it is a PinAccess::kWriting pin
   bool pin_wrote_ = false;           // a write through the active pin succeeded
+  // The active pin allocated the slots unzeroed (do_allocate_for_overwrite)
+  // and nothing was written since: a pin that ends so zeroes them first.
+  bool pin_left_unzeroed_ = false;
   std::weak_ptr<Carrier> owner_;
   std::vector<std::shared_ptr<Carrier>> owned_carriers_;
 };

@@ -147,9 +147,10 @@ void CPU::do_allocate(int64_t n) {
   published_ = buffer_.get();
 }
 
-void CPU::do_allocate_for_overwrite(int64_t n) {
+bool CPU::do_allocate_for_overwrite(int64_t n) {
   buffer_ = allocate_buffer(dtype(), n, false);
   published_ = buffer_.get();
+  return true;
 }
 
 void CPU::do_release() {

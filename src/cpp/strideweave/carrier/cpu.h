@@ -80,8 +80,8 @@ class CPU : public Carrier {
   void do_write(int64_t slot, const Value& coerced) override;
   void do_allocate(int64_t n) override;
   // Leaves the buffer unzeroed (a mapping from the cache of freed ones keeps
-  // what it held).
-  void do_allocate_for_overwrite(int64_t n) override;
+  // what it held); returns true.
+  bool do_allocate_for_overwrite(int64_t n) override;
   void do_release() override;
   void do_read_range(int64_t first, int64_t count, std::byte* out) const override;
   void do_write_range(int64_t first, int64_t count, const std::byte* in) override;

@@ -65,7 +65,9 @@ class Lease {
   // allocate(), for a caller that writes every one of the n slots through
   // this lease before the pin ends (a lowered transfer into a fresh part): the
   // carrier may leave them unzeroed (Carrier::do_allocate_for_overwrite), so
-  // they are unspecified until written.
+  // they are unspecified until written. A pin that ends with nothing written
+  // after the allocation (a move failing before its transfer wrote) leaves
+  // them zeroed, as allocate() does.
   void allocate_for_overwrite(int64_t n);
 
   // Ends the pin; later calls do nothing.

@@ -1,9 +1,11 @@
 // Pins, leases and owner paths (spec/carrier-storage).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -145,6 +147,37 @@ TEST(Lease, allocate_for_overwrite_allocates_as_allocate_without_promising_zeros
     if (!cpu) {
       EXPECT_EQ(c->read(3), Value(int64_t{0}));  // the default allocation zeroes
     }
+  }
+}
+
+// A pin that allocated for overwrite and ends without writing (a move that
+// failed before its transfer wrote) leaves the slots as allocate() would:
+// zeroed, with the allocation counted as the pin's one write.
+TEST(Lease, an_allocation_for_overwrite_never_written_ends_zeroed) {
+  for (const bool release_instead : {false, true}) {
+    // A CPU buffer from the cache of freed mappings keeps what it held: fill
+    // one, free it, and allocate the same size for overwrite.
+    const int64_t n = int64_t{1} << 20;  // 4 MiB of Int32: a mapped buffer
+    {
+      auto previous = std::make_shared<CPU>(DType::Int32(), n);
+      Lease lease = previous->pin("fill");
+      const std::vector<int32_t> sevens(static_cast<std::size_t>(n), 7);
+      lease.write_range(0, std::as_bytes(std::span(sevens)));
+    }
+    auto c = std::make_shared<CPU>(DType::Int32());
+    Lease lease = c->pin("move #1", Carrier::PinAccess::kWriting);
+    lease.allocate_for_overwrite(n);
+    if (release_instead) {
+      lease.release();
+      EXPECT_TRUE(c->is_released());
+      continue;
+    }
+    lease.end();
+    EXPECT_EQ(c->slots(), n);
+    EXPECT_EQ(c->version(), 1u);
+    std::vector<int32_t> read(static_cast<std::size_t>(n), -1);
+    c->read_range(0, n, std::as_writable_bytes(std::span(read)));
+    EXPECT_EQ(std::count(read.begin(), read.end(), 0), n);
   }
 }
 

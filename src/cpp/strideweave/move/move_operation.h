@@ -124,6 +124,9 @@ class ElementwiseMoveOperation : public MoveOperation {
   // storage finishes it: a Python _write_range that returns a Future holds no
   // thread while it runs.
   void start(const MoveTransfer& transfer, TransferDone done) override;
+
+  // Every slot the layout addresses is written; holes are not.
+  Fill destination_fill() const override { return Fill::kAddressedSlots; }
 };
 
 // The built-in operation of an exact pair (Source, Destination) of host
@@ -143,6 +146,7 @@ class SpanMoveOperation : public MoveOperation {
   const ClassDescriptor& operation_class() const override { return static_class(); }
   void copy(const MoveTransfer& transfer) override;
   bool runs_on_worker() const override { return true; }
+  Fill destination_fill() const override { return Fill::kWholeSpan; }
 };
 
 using CpuToFileBackedMoveOperation = SpanMoveOperation<CPU, FileBacked>;

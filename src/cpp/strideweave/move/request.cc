@@ -154,6 +154,20 @@ void MoveRequest::abandon_after_fork() noexcept {
 
 const MoveTransfer* current_move_transfer() noexcept { return current_transfer; }
 
+bool fills_every_slot(const PreparedTransfer& prepared, const Layout& layout) {
+  switch (prepared.destination_fill()) {
+    case PreparedTransfer::Fill::kWholeSpan:
+      return true;
+    case PreparedTransfer::Fill::kAddressedSlots:
+      // The layout addresses every slot of [0, cosize) exactly when it has as
+      // many elements as slots and no two elements share a slot.
+      return layout.size() == layout.cosize() && layout.is_injective();
+    case PreparedTransfer::Fill::kUnknown:
+      break;
+  }
+  return false;
+}
+
 void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer) {
   const RunningTransfer running(transfer);
   operation.copy(transfer);
@@ -254,7 +268,8 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   // A staging transfer allocates storage of its own; the destination receives
   // it at the commit.
   const bool stages = request->prepared_->stages_destination();
-  allocation_stage(*request->destination_lease_, allocate && !stages, cosize);
+  allocation_stage(*request->destination_lease_, allocate && !stages, cosize,
+                   fills_every_slot(*request->prepared_, source.layout));
 
   transfer.source_lease = &*request->source_lease_;
   transfer.destination_lease = &*request->destination_lease_;

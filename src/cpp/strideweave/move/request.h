@@ -167,4 +167,9 @@ void run_copy_hook(MoveOperation& operation, const MoveTransfer& transfer);
 // writes every slot).
 void allocation_stage(Lease& destination, bool allocate, int64_t slots, bool for_overwrite = false);
 
+// Whether a successful start() of `prepared` writes every slot of
+// [0, layout.cosize()) of the destination (PreparedTransfer::destination_fill):
+// when it does, a move allocates an empty destination for overwrite.
+bool fills_every_slot(const PreparedTransfer& prepared, const Layout& layout);
+
 }  // namespace strideweave

@@ -52,6 +52,69 @@ TEST(MoveRequest, moves_a_view_with_holes_and_releases_the_source) {
   }
 }
 
+// A CPU that records, per allocation, whether it was asked for zeros.
+class AllocationRecordingCPU : public CPU {
+ public:
+  using CPU::CPU;
+  std::vector<bool> zeroed;
+
+ protected:
+  void do_allocate(int64_t n) override {
+    zeroed.push_back(true);
+    CPU::do_allocate(n);
+  }
+  bool do_allocate_for_overwrite(int64_t n) override {
+    zeroed.push_back(false);
+    return CPU::do_allocate_for_overwrite(n);
+  }
+};
+
+TEST(MoveRequest, an_empty_destination_is_zeroed_only_when_the_transfer_leaves_slots_unwritten) {
+  struct Case {
+    const char* name;
+    Layout layout;
+    bool zeroed;
+  };
+  const Case cases[] = {
+      {"compact", Layout(IntTuple(8)), false},
+      {"transposed compact", Layout(IntTuple::tuple({2, 4}), IntTuple::tuple({4, 1})), false},
+      {"nested compact",
+       Layout(IntTuple::tuple({2, IntTuple::tuple({2, 2})}),
+              IntTuple::tuple({4, IntTuple::tuple({1, 2})})),
+       false},
+      {"holes", Layout(IntTuple::tuple({2, 3}), IntTuple::tuple({1, 3})), true},
+      {"broadcast", Layout(IntTuple::tuple({2, 3}), IntTuple::tuple({1, 0})), true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<Value> values;
+    for (int64_t i = 0; i < c.layout.cosize(); ++i) values.emplace_back(static_cast<double>(i + 1));
+    auto source = std::make_shared<CPU>(DType::Float32(), std::nullopt, values);
+    const auto tensor = Tensor::make(source, c.layout);
+    const std::vector<Value> expected = tensor->values();
+    auto destination = std::make_shared<AllocationRecordingCPU>(DType::Float32());
+    const auto result = wait(MoveRequest::initiate(tensor, destination));
+    EXPECT_EQ(result->values(), expected);
+    EXPECT_EQ(destination->zeroed, std::vector<bool>{c.zeroed});
+  }
+}
+
+TEST(MoveRequest, only_a_transfer_that_promises_every_slot_skips_the_zeroing) {
+  const Layout compact(IntTuple(8));
+  const Layout holes(IntTuple::tuple({2, 3}), IntTuple::tuple({1, 3}));
+  const ElementwiseMoveOperation elementwise;
+  EXPECT_TRUE(fills_every_slot(elementwise, compact));
+  EXPECT_FALSE(fills_every_slot(elementwise, holes));
+  const FileBackedToCpuMoveOperation span;
+  EXPECT_TRUE(fills_every_slot(span, compact));
+  EXPECT_TRUE(fills_every_slot(span, holes));  // the whole span, holes included
+  // A transfer promising nothing (a caller's provider) keeps the zeroing.
+  struct Unknown : PreparedTransfer {
+    void start(const MoveTransfer& /*transfer*/, TransferDone done) override { done(); }
+  } const unknown;
+  EXPECT_FALSE(fills_every_slot(unknown, compact));
+}
+
 TEST(MoveRequest, a_broadcast_needs_only_its_cosize) {
   auto source = std::make_shared<Generic>(DType::Float32(), std::nullopt, floats({4, 5}));
   const Layout broadcast(IntTuple::tuple({2, 3}), IntTuple::tuple({1, 0}));

@@ -114,6 +114,16 @@ class PreparedTransfer {
   // leaves an empty destination unallocated and installs the staged value at
   // its terminal commit, so a failed move changes nothing in the destination.
   virtual bool stages_destination() const { return false; }
+
+  // Which destination slots a successful start() writes: none promised
+  // (kUnknown, the default: a caller's code), the slots transfer.output's
+  // layout addresses (kAddressedSlots), or every slot of [0, element_count),
+  // holes included (kWholeSpan). A move that allocates an empty destination
+  // leaves the new storage unzeroed when every slot will be written
+  // (fills_every_slot in move/request.cc, Lease::allocate_for_overwrite); a
+  // failed move leaves the slots unspecified either way.
+  enum class Fill : uint8_t { kUnknown, kAddressedSlots, kWholeSpan };
+  virtual Fill destination_fill() const { return Fill::kUnknown; }
 };
 
 }  // namespace strideweave
