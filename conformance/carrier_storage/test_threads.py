@@ -272,6 +272,34 @@ def test_a_call_after_the_exit_hook_is_skipped_and_reported():
     assert result.stdout.splitlines() == ["ran before exit", "skipped 1 ran 1"], result.stdout
 
 
+@pytest.mark.spec(f"{GIL}/exit-while-a-worker-is-about-to-call-into-python", f"{GIL}#3")
+def test_a_worker_releasing_the_gil_past_the_grace_period_does_not_crash_the_exit():
+    # A worker's call into Python outlives the exit hook's 1 s grace, releasing and
+    # retaking the GIL around each copy: once the grace has ended it must not take the
+    # GIL again (CPython would end the thread with pthread_exit inside the wait, and the
+    # unwinding through the library's frames would abort the process).
+    result = run_python(
+        """
+        import time
+        import numpy as np
+        import strideweave as sw
+        from strideweave import _core
+        values = np.zeros(1 << 24, dtype=np.int32)
+        carrier = sw.CPU(sw.Int32, 1 << 24)
+        def copies():
+            time.sleep(0.5)
+            deadline = time.monotonic() + 4
+            while time.monotonic() < deadline:
+                carrier.write_range(0, values)  # the GIL is released for the copy
+        _core._testing.submit_python(copies, 0.0)
+        time.sleep(0.1)
+        print("exiting")
+        """
+    )
+    assert_clean_exit(result)
+    assert result.stdout.splitlines() == ["exiting"]
+
+
 @pytest.mark.spec(f"{GIL}#4")
 def test_the_worker_count_follows_the_environment():
     code = """

@@ -216,7 +216,7 @@ py::object read_range(const Carrier& c, Index first, Index count, py::object out
                       " has no native encoding; read a list");
     }
     const NativeBuffer buffer(out, dtype, true, "read_range out");
-    const py::gil_scoped_release unlocked;
+    const GilReleased unlocked;
     c.read_range(first, count, buffer.bytes());
     return out;
   }
@@ -236,12 +236,12 @@ template <class Target>
 void write_range_to(Target& target, const DType& dtype, int64_t first, py::handle values) {
   if (is_buffer(values) && dtype.itemsize()) {
     const NativeBuffer buffer(values, dtype, false, "write_range values");
-    const py::gil_scoped_release unlocked;
+    const GilReleased unlocked;
     target.write_range(first, buffer.bytes());
     return;
   }
   const std::vector<Value> converted = to_values(values, "write_range values");
-  const py::gil_scoped_release unlocked;
+  const GilReleased unlocked;
   target.write_range_values(first, converted);
 }
 
@@ -580,7 +580,7 @@ RuntimeError
 OSError
     When a file carrier's write fails.
 )doc")
-      .def("allocate", &Carrier::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>(),
+      .def("allocate", &Carrier::allocate, py::arg("n"), py::call_guard<GilReleased>(),
            R"doc(Gives an empty carrier ``n`` slots holding the dtype's zero.
 
 Runs without the GIL; increments ``version`` by one.
@@ -611,7 +611,7 @@ Returns
 VersionToken
     Equal to a later token exactly while the version has not changed.
 )doc")
-      .def("release", &Carrier::release, self_not_none, py::call_guard<py::gil_scoped_release>(),
+      .def("release", &Carrier::release, self_not_none, py::call_guard<GilReleased>(),
            R"doc(Relinquishes the storage; idempotent.
 
 Frees the storage the carrier owns (a file carrier closes its file and removes
@@ -745,7 +745,7 @@ BufferError
             write_range_to(l, l.carrier().dtype(), first, values);
           },
           py::arg("first"), py::arg("values"))
-      .def("allocate", &Lease::allocate, py::arg("n"), py::call_guard<py::gil_scoped_release>())
+      .def("allocate", &Lease::allocate, py::arg("n"), py::call_guard<GilReleased>())
       .def("end", &Lease::end, self_not_none)
       .def("release", &Lease::release, self_not_none,
            "Releases the pinned carrier and ends the pin in one step.")

@@ -87,7 +87,7 @@ RuntimeError
                              "Carrier: the current fast tier (after ``evict()``, a new empty "
                              "carrier made by the old tier's ``new_like()``).")
       .def_property_readonly("slow", getter<&Evictable::slow>(), "Carrier: the slow tier.")
-      .def("evict", &Evictable::evict, self_not_none, py::call_guard<py::gil_scoped_release>(),
+      .def("evict", &Evictable::evict, self_not_none, py::call_guard<GilReleased>(),
            R"doc(Moves the values into the slow tier and frees the fast tier.
 
 Copies the slots into the slow tier (allocating it when empty), releases the fast
@@ -100,7 +100,7 @@ Raises
 RuntimeError
     When the Evictable is released or pinned by another operation.
 )doc")
-      .def("promote", &Evictable::promote, self_not_none, py::call_guard<py::gil_scoped_release>(),
+      .def("promote", &Evictable::promote, self_not_none, py::call_guard<GilReleased>(),
            R"doc(Moves the values back into the fast tier.
 
 Copies the slow tier's slots into the fast tier (allocating it when empty); the

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 
 #include "strideweave/exec/core_mutex.h"
 #include "strideweave/util/error.h"
@@ -21,6 +22,10 @@ namespace {
 struct ExitState {
   std::shared_mutex door;  // shared: a worker taking the GIL; exclusive: the exit hook
   bool exiting = false;    // guarded by door
+  // The exit hook's grace period ended: only `closer`, the thread that ran
+  // the hook, takes the GIL back in GilReleased. Guarded by door.
+  bool closed = false;
+  std::thread::id closer;
   std::mutex calls_mu;
   std::condition_variable calls_done;
   int calls = 0;  // calls in progress from threads that took the GIL here
@@ -48,15 +53,20 @@ bool python_finalizing() {
 }
 
 void close_the_door() {
-  const py::gil_scoped_release unlocked;
+  const GilReleased unlocked;
   ExitState& state = exit_state();
   {
     const std::unique_lock lock(state.door);
     state.exiting = true;
+    state.closer = std::this_thread::get_id();
   }
-  std::unique_lock lock(state.calls_mu);
-  state.calls_done.wait_for(lock, std::chrono::duration<double>(kExitGraceSeconds),
-                            [&] { return state.calls == 0; });
+  {
+    std::unique_lock lock(state.calls_mu);
+    state.calls_done.wait_for(lock, std::chrono::duration<double>(kExitGraceSeconds),
+                              [&] { return state.calls == 0; });
+  }
+  const std::unique_lock lock(state.door);
+  state.closed = true;
 }
 
 }  // namespace
@@ -95,6 +105,24 @@ ExitSafeGil::~ExitSafeGil() {
   ExitState& state = exit_state();
   const std::lock_guard lock(state.calls_mu);
   if (--state.calls == 0) state.calls_done.notify_all();
+}
+
+GilReleased::GilReleased() noexcept : saved_(PyEval_SaveThread()) {}
+
+GilReleased::~GilReleased() {
+  ExitState& state = exit_state();
+  {
+    // Under the door's shared lock: the hook cannot close it while this
+    // thread waits for the GIL (it gives the GIL up before it closes).
+    const std::shared_lock door(state.door);
+    if (!state.closed || state.closer == std::this_thread::get_id()) {
+      PyEval_RestoreThread(saved_);
+      return;
+    }
+  }
+  // The process is exiting and this thread must not run Python again; it
+  // holds no lock of the library's here.
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
 }
 
 void ExitSafeGil::require() const {

@@ -57,9 +57,30 @@ class ExitSafeGil {
 // Registers the exit hook with Python's atexit (once, at import). The hook
 // releases the GIL, sets the exiting flag under the lock ExitSafeGil checks,
 // then waits, for at most kExitGraceSeconds, for the calls into Python that
-// worker threads have already entered to return. The thread pool itself is
-// neither joined nor drained (strideweave/exec/thread_pool.h).
+// worker threads have already entered to return, and then closes the door
+// GilReleased checks. The thread pool itself is neither joined nor drained
+// (strideweave/exec/thread_pool.h).
 void register_exit_hook();
+
+// Releases the GIL for its lifetime, as pybind11::gil_scoped_release does, and
+// takes it back exit-safely: once the exit hook's grace period has ended, a
+// thread other than the one that ran the hook (a worker still inside a
+// caller's hook, a daemon thread) does not take the GIL again but waits,
+// forever, for the process to end. CPython would otherwise end such a thread
+// inside the wait for the GIL with pthread_exit, whose unwinding through the
+// library's noexcept frames terminates the process. The thread that ran the
+// hook (the one finalizing) takes the GIL back as usual. Usable as
+// py::call_guard<GilReleased>.
+class GilReleased {
+ public:
+  GilReleased() noexcept;
+  ~GilReleased();
+  GilReleased(const GilReleased&) = delete;
+  GilReleased& operator=(const GilReleased&) = delete;
+
+ private:
+  PyThreadState* saved_;
+};
 
 // The number of times the calling thread released the GIL through
 // without_gil (for the tests of which calls keep it: _testing.gil_releases).
@@ -71,7 +92,7 @@ int64_t& gil_releases() noexcept;
 template <class F>
 auto without_gil(F&& f) {
   ++gil_releases();
-  const pybind11::gil_scoped_release unlocked;
+  const GilReleased unlocked;
   return f();
 }
 

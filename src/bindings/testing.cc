@@ -72,7 +72,7 @@ void submit_python(const py::function& fn, double delay_s) {
 // Calls `fn` through ExitSafeGil while this thread holds `carrier`'s lock
 // (the GIL released first): the helper must refuse with RuntimeError.
 void call_under_carrier_lock(const Carrier& carrier, const py::function& fn) {
-  const py::gil_scoped_release unlocked;
+  const GilReleased unlocked;
   carrier.read_locked("call_under_carrier_lock", [&](const SlotReader&) {
     const ExitSafeGil gil("call_under_carrier_lock");
     gil.require();
@@ -144,8 +144,7 @@ void bind_testing(py::module_& m) {
       },
       "Outcomes of submit_python's calls so far: ran, failed, skipped.");
   t.def(
-      "wait_pool_idle", [] { process_pool().wait_idle(); },
-      py::call_guard<py::gil_scoped_release>(),
+      "wait_pool_idle", [] { process_pool().wait_idle(); }, py::call_guard<GilReleased>(),
       "Waits until the process-wide pool has run every submitted task.");
   t.def(
       "gil_releases", [] { return gil_releases(); },
@@ -158,7 +157,7 @@ void bind_testing(py::module_& m) {
       "started while workers ran Python, until they end.");
   t.def(
       "release_owned", [](Carrier& owner, Carrier& owned) { owner.owner_path(owned).release(); },
-      py::arg("owner"), py::arg("owned"), py::call_guard<py::gil_scoped_release>(),
+      py::arg("owner"), py::arg("owned"), py::call_guard<GilReleased>(),
       "Releases `owned` through the owner path of `owner`, as a composite releases its parts.");
   t.def("call_under_carrier_lock", &call_under_carrier_lock, py::arg("carrier"), py::arg("fn"),
         "Attempts fn() through the GIL helper while holding carrier's lock (refused).");
@@ -243,7 +242,7 @@ void bind_testing(py::module_& m) {
       "inaccessible) and not yet unmapped.");
   t.def(
       "metal_synchronize", [] { device::metal_queue().synchronize(); },
-      py::call_guard<py::gil_scoped_release>(), "Waits for every submitted Metal command.");
+      py::call_guard<GilReleased>(), "Waits for every submitted Metal command.");
   t.attr("metal_faults") = py::make_tuple("allocation", "copy", "synchronize");
   t.def(
       "inject_metal_fault",
