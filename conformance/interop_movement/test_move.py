@@ -28,7 +28,12 @@ from conformance.interop_movement.movement import (
     source_tensor,
 )
 from strideweave._core import _testing
-from strideweave.carriers.move import dispatch_move, registered_move_operation
+from strideweave.carriers.move import (
+    dispatch_move,
+    register_move_operation,
+    registered_move_operation,
+    unregister_move_operation,
+)
 
 MOVE = "interop-movement/move-relocates-values-into-a-caller-supplied-carrier"
 ASYNC = "interop-movement/move-async-validates-one-movement-request"
@@ -594,3 +599,33 @@ def test_move_while_a_capsule_is_outstanding(destination_class):
     assert source.is_released and source.slots == 0
     assert source.dlpack_info()["pointer"] == 0
     del capsule, array
+
+
+# -- what a move allocates (docs/movement.md, "One request path", step 3) ----------
+
+
+def test_a_python_copy_that_writes_nothing_leaves_zeros_not_recycled_bytes():
+    """A built-in operation that writes every slot lets the move skip zeroing the
+    destination it allocates; a Python ``_copy`` promises nothing, so a subclass of such an
+    operation gets a zeroed destination: a hook that writes nothing leaves zeros, never the
+    bytes of a buffer freed before."""
+    n = 1 << 20  # 4 MiB of Int32: a mapped buffer, recycled through the cache of freed ones
+
+    class Source(sw.CPU):
+        pass
+
+    class WritesNothing(sw.ElementwiseMoveOperation):
+        def _copy(self, tensor, destination, output, element_count):
+            pass
+
+    t = sw.Tensor(Source(sw.Int32, n), sw.Layout(n))
+    freed = sw.CPU(sw.Int32, n)
+    freed.write_range(0, np.full(n, 7, dtype=np.int32))
+    del freed  # its mapping, full of 7s, is the one the destination's allocation finds
+    register_move_operation(Source, sw.CPU, WritesNothing)
+    try:
+        result = sw.move(t, sw.CPU(sw.Int32))
+    finally:
+        unregister_move_operation(Source, sw.CPU)
+    read = result.carrier.read_range(0, n, out=np.empty(n, dtype=np.int32))
+    assert not read.any(), np.unique(read)
