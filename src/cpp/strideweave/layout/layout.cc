@@ -182,6 +182,14 @@ IntTuple Layout::idx2crd(int64_t index) const { return strideweave::idx2crd(inde
 
 bool Layout::is_injective() const {
   if (size_ <= 1) return true;
+  // One mode of extent above 1 (a vector, or a tensor with unit modes) is
+  // injective unless broadcast: decided without the sort below.
+  const LeafMode* only = nullptr;
+  int spread = 0;
+  for (const LeafMode& m : leaf_modes()) {
+    if (m.extent > 1 && spread++ == 0) only = &m;
+  }
+  if (spread == 1) return only->stride != 0;
   std::vector<LeafMode> modes;
   for (const LeafMode& m : leaf_modes()) {
     if (m.extent <= 1) continue;

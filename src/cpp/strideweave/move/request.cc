@@ -268,8 +268,9 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   // A staging transfer allocates storage of its own; the destination receives
   // it at the commit.
   const bool stages = request->prepared_->stages_destination();
-  allocation_stage(*request->destination_lease_, allocate && !stages, cosize,
-                   fills_every_slot(*request->prepared_, source.layout));
+  const bool allocates = allocate && !stages;
+  allocation_stage(*request->destination_lease_, allocates, cosize,
+                   allocates && fills_every_slot(*request->prepared_, source.layout));
 
   transfer.source_lease = &*request->source_lease_;
   transfer.destination_lease = &*request->destination_lease_;
