@@ -2,8 +2,12 @@
 
 Timing: a warm-up, then the median over ``repeat`` runs of ``number`` calls. A
 StrideWeave call and its anchor are timed in alternating runs, so load on the machine
-that drifts during a benchmark weighs on both sides alike. Ratios are StrideWeave /
-anchor (1.0 = as fast as the anchor). Nothing here asserts a time.
+that drifts during a benchmark weighs on both sides alike. Each run starts after a pause
+of SETTLE_SECONDS and an untimed warm-up, so that threads the other side left spinning
+have gone to sleep: PyTorch's OpenMP workers spin for about 12 ms after its last
+parallel loop on the 2-core development machine (CPU time burnt while the interpreter
+slept), and a run started in that window shares its cores with them. Ratios are
+StrideWeave / anchor (1.0 = as fast as the anchor). Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import json
 import platform
 import statistics
 import sys
+import time
 import timeit
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -47,6 +52,19 @@ def parse_options(
     return parser.parse_args(argv)
 
 
+# The untimed pause before each run of an alternating pair (see the module's docstring).
+SETTLE_SECONDS = 0.05
+
+
+def _settled_run(run: Callable[[int], float], number: int) -> float:
+    """``run(number)``: the seconds of one timed run, after the pause SETTLE_SECONDS and an
+    untimed warm-up ``run(number // 10)`` (at least one call) that brings the threads and
+    caches the pause let go cold back up before the timing starts."""
+    time.sleep(SETTLE_SECONDS)
+    run(max(1, number // 10))
+    return run(number)
+
+
 def median_us(call: Callable[[], object], repeat: int, number: int) -> float:
     """Median microseconds per call over ``repeat`` runs of ``number`` calls, after warm-up."""
     timeit.repeat(call, repeat=2, number=max(1, number // 10))
@@ -63,7 +81,7 @@ def paired_median_us(
     runs: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
         for times, call in zip(runs, (ours, anchor), strict=True):
-            times.append(timeit.timeit(call, number=number))
+            times.append(_settled_run(lambda k, call=call: timeit.timeit(call, number=k), number))
     return tuple(statistics.median(times) / number * 1e6 for times in runs)  # type: ignore[return-value]
 
 
@@ -94,7 +112,7 @@ def paired_consuming_us(
     runs: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
         for times, side in zip(runs, (ours, anchor), strict=True):
-            times.append(_consuming_run_us(side, number))
+            times.append(_settled_run(lambda k, side=side: _consuming_run_us(side, k), number))
     return tuple(statistics.median(times) / number * 1e6 for times in runs)  # type: ignore[return-value]
 
 

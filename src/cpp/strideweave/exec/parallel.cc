@@ -21,27 +21,52 @@ namespace {
 // One parallel_for: shared by the caller and the pool tasks it submitted, and
 // kept alive by them, so a task that starts after the caller returned finds
 // no chunk left and touches nothing of the caller's.
+//
+// The iterations are cut into `parts` consecutive parts, one per participant
+// (part 0 is the caller's), and each part into a few chunks. A participant
+// runs the chunks of its own part in order, then takes the chunks left in the
+// others'. A loop of the same length splits the same way on every call, and a
+// worker starts on the same part every time (by its worker number), so in a
+// chain of elementwise operations each thread reads the part of the previous
+// result that it wrote itself, from its own core's cache. On the 2-core
+// development machine, two threads multiplying 1e6 Float32 took 90-125 us
+// per call when each kept its half, and 430-460 us when the halves changed
+// threads on every call.
 struct Loop {
   int64_t n = 0;
-  int64_t chunk = 0;   // iterations per chunk (a multiple of 64)
-  int64_t chunks = 0;  // ceil(n / chunk)
+  int64_t chunk = 0;        // iterations per chunk (a multiple of 64)
+  int64_t chunks = 0;       // ceil(n / chunk)
+  int64_t parts = 0;        // the participants, at least 2
+  int64_t part_chunks = 0;  // chunks per part (the last parts may have fewer)
   void (*body)(void*, int64_t, int64_t) = nullptr;
   void* context = nullptr;
-  std::atomic<int64_t> next{0};  // the next chunk to take
+  // Per part, the next of its chunks to take, each on a cache line of its
+  // own so that the participants' counters do not contend.
+  struct alignas(64) Next {
+    std::atomic<int64_t> chunk{0};
+  };
+  std::unique_ptr<Next[]> next;
   std::atomic<int64_t> done{0};  // chunks finished
   // The caller, once it spun for longer than a chunk should take, sleeps on
   // all_done; the thread finishing the last chunk notifies it under mu.
   std::mutex mu;
   std::condition_variable all_done;
 
-  // Takes and runs chunks until none is left.
-  void run_chunks() noexcept {
+  // Takes and runs chunks until none is left: part `first`'s, then the
+  // following parts' in turn.
+  void run_chunks(int64_t first) noexcept {
     int64_t finished = 0;
-    for (int64_t c = next.fetch_add(1, std::memory_order_relaxed); c < chunks;
-         c = next.fetch_add(1, std::memory_order_relaxed)) {
-      const int64_t begin = c * chunk;
-      body(context, begin, std::min(n, begin + chunk));
-      ++finished;
+    for (int64_t k = 0; k < parts; ++k) {
+      const int64_t part = (first + k) % parts;
+      const int64_t part_begin = part * part_chunks;
+      const int64_t part_end = std::min(chunks, part_begin + part_chunks);
+      std::atomic<int64_t>& taken = next[part].chunk;
+      for (int64_t c = part_begin + taken.fetch_add(1, std::memory_order_relaxed); c < part_end;
+           c = part_begin + taken.fetch_add(1, std::memory_order_relaxed)) {
+        const int64_t begin = c * chunk;
+        body(context, begin, std::min(n, begin + chunk));
+        ++finished;
+      }
     }
     if (finished == 0 || done.fetch_add(finished, std::memory_order_acq_rel) + finished < chunks) {
       return;
@@ -52,6 +77,13 @@ struct Loop {
 
   bool finished() const noexcept { return done.load(std::memory_order_acquire) == chunks; }
 };
+
+// The part a pool worker starts on: one of parts 1 to parts - 1, the same for
+// the same worker on every call (part 1 for a thread that is not a worker).
+int64_t workers_part(int64_t parts) noexcept {
+  const int64_t worker = ThreadPool::worker_number();
+  return 1 + (worker < 0 ? 0 : worker % (parts - 1));
+}
 
 }  // namespace
 
@@ -82,11 +114,16 @@ void parallel_for_chunks(int64_t n, int64_t grain, void (*body)(void*, int64_t, 
   loop->chunk = (n + target_chunks - 1) / target_chunks;
   loop->chunk = (loop->chunk + 63) / 64 * 64;
   loop->chunks = (n + loop->chunk - 1) / loop->chunk;
+  loop->parts = participants;
+  loop->part_chunks = (loop->chunks + participants - 1) / participants;
+  loop->next = std::make_unique<Loop::Next[]>(static_cast<std::size_t>(participants));
   loop->body = body;
   loop->context = context;
   ThreadPool& pool = process_pool();
-  for (int64_t i = 1; i < participants; ++i) pool.submit([loop] { loop->run_chunks(); });
-  loop->run_chunks();
+  for (int64_t i = 1; i < participants; ++i) {
+    pool.submit([loop] { loop->run_chunks(workers_part(loop->parts)); });
+  }
+  loop->run_chunks(0);
   // The chunks left are running on workers: spin for them a while, as a
   // futex sleep and wake costs about what a chunk takes.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(200);

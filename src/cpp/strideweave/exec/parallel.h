@@ -18,14 +18,18 @@ inline constexpr int64_t kParallelGrain = int64_t{1} << 15;
 // Calls body(begin, end) over consecutive chunks covering [0, n), each chunk
 // of at least `grain` iterations (the last may be shorter), and returns when
 // every chunk has run. With n < 2 * grain, or a pool of one thread, it is one
-// call body(0, n) on the calling thread. Otherwise the calling thread and up
-// to process_pool().threads() - 1 workers take chunks until none is left: the
-// caller never waits for a worker to start, only for chunks a worker already
-// took, so the loop finishes even when every worker is busy elsewhere (the
-// caller then runs every chunk). Chunk boundaries are multiples of 64
-// iterations. `body` must not throw, and must be safe to call concurrently on
-// disjoint chunks; it runs on the worker threads without any lock of the
-// caller's held for it (the caller's own locks stay held by the caller).
+// call body(0, n) on the calling thread. Otherwise [0, n) is cut into one
+// consecutive part per participant, the calling thread and up to
+// process_pool().threads() - 1 workers: each starts on its own part (the
+// caller on the first, a worker on one chosen by its worker number, so the
+// same ranges go to the same threads on every call of the same length) and
+// then takes the chunks left in the others'. The caller never waits for a
+// worker to start, only for chunks a worker already took, so the loop
+// finishes even when every worker is busy elsewhere (the caller then runs
+// every chunk). Chunk boundaries are multiples of 64 iterations. `body` must
+// not throw, and must be safe to call concurrently on disjoint chunks; it runs
+// on the worker threads without any lock of the caller's held for it (the
+// caller's own locks stay held by the caller).
 void parallel_for_chunks(int64_t n, int64_t grain, void (*body)(void* context, int64_t, int64_t),
                          void* context);
 

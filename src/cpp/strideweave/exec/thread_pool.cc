@@ -67,6 +67,7 @@ namespace {
 // of the BlockingRegions the thread is inside.
 thread_local ThreadPool* current_pool = nullptr;
 thread_local int region_depth = 0;
+thread_local int64_t current_worker = -1;
 
 }  // namespace
 
@@ -156,8 +157,11 @@ void ThreadPool::join_ended_locked() {
   ended_.clear();
 }
 
+int64_t ThreadPool::worker_number() noexcept { return current_worker; }
+
 void ThreadPool::work(int64_t id) {
   current_pool = this;
+  current_worker = id;
   std::unique_lock lock(mu_);
   for (;;) {
     if (queue_.empty()) {

@@ -66,6 +66,13 @@ class ThreadPool {
 
   static constexpr int kMaxThreads = 1024;
 
+  // The calling thread's worker number in the pool it works for: 0 to
+  // threads() - 1 for the workers the pool started with, higher for extra
+  // ones; -1 on a thread that is no pool's worker. Stable for the worker's
+  // lifetime, so work split the same way each time can go to the same
+  // threads (parallel_for: each keeps its part of the data in its cache).
+  static int64_t worker_number() noexcept;
+
   // Marks the calling thread, for its lifetime, as running code that may
   // block: on a worker of any ThreadPool, that pool stops counting the worker
   // until the region ends (see the class comment). Nests; does nothing on a

@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "strideweave/util/error.h"
@@ -55,6 +57,40 @@ TEST(ThreadPool, RunsTasksConcurrently) {
   pool.submit(rendezvous);
   pool.wait_idle();
   EXPECT_EQ(met.load(), 2);
+}
+
+TEST(ThreadPool, EachWorkerKeepsItsOwnNumber) {
+  // Three tasks that wait for each other run on the three workers at once;
+  // each worker reports the same number in both rounds, and the numbers of
+  // the workers the pool started with are 0 to threads() - 1.
+  EXPECT_EQ(ThreadPool::worker_number(), -1);
+  ThreadPool pool(3);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::pair<std::thread::id, int64_t>> seen;
+  for (int round = 1; round <= 2; ++round) {
+    for (int t = 0; t < 3; ++t) {
+      pool.submit([&, round] {
+        std::unique_lock lock(mu);
+        seen.emplace_back(std::this_thread::get_id(), ThreadPool::worker_number());
+        cv.notify_all();
+        cv.wait_for(lock, std::chrono::seconds(30),
+                    [&] { return seen.size() >= static_cast<std::size_t>(3 * round); });
+      });
+    }
+    pool.wait_idle();
+  }
+  ASSERT_EQ(seen.size(), 6U);
+  std::vector<int64_t> first_round;
+  for (std::size_t i = 0; i < 3; ++i) first_round.push_back(seen[i].second);
+  std::sort(first_round.begin(), first_round.end());
+  EXPECT_EQ(first_round, (std::vector<int64_t>{0, 1, 2}));
+  for (std::size_t i = 3; i < 6; ++i) {
+    const auto same_thread = std::find_if(seen.begin(), seen.begin() + 3,
+                                          [&](const auto& s) { return s.first == seen[i].first; });
+    ASSERT_NE(same_thread, seen.begin() + 3);
+    EXPECT_EQ(same_thread->second, seen[i].second);
+  }
 }
 
 TEST(ThreadPool, DestructionRunsEveryQueuedTask) {
