@@ -137,6 +137,31 @@ RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_wal
 }
 
 RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,
+              clause2__a_short_strided_copy_equals_the_serial_kernel, ()) {
+  // Copies below the split, where parallel_copy_strided copies one run of
+  // consecutive items on both sides with one memcpy and any other pair
+  // through the joint walk: a generated source into itself (a move's
+  // footprint on both sides), into its compact column-major layout, and into
+  // a generated layout of the same leaf extents, at generated offsets; the
+  // same bytes as copy_strided.
+  const Layout src = *gen_layout();
+  const Layout dst = *rc::gen::element(
+      src, compact_col_major(src.shape()),
+      Layout(src.shape(), unflatten(pick_strides(src.shape().leaves()), src.shape())));
+  const std::size_t itemsize = *rc::gen::element<std::size_t>(1, 4, 8);
+  const int64_t src_offset = *rc::gen::inRange<int64_t>(0, 5);
+  const int64_t dst_offset = *rc::gen::inRange<int64_t>(0, 5);
+  std::vector<std::byte> from(static_cast<std::size_t>(src_offset + src.cosize()) * itemsize);
+  for (std::size_t b = 0; b < from.size(); ++b) from[b] = static_cast<std::byte>(b * 31 + 7);
+  const std::size_t to_bytes = static_cast<std::size_t>(dst_offset + dst.cosize()) * itemsize;
+  std::vector<std::byte> expected(to_bytes, std::byte{0xEE});
+  std::vector<std::byte> got = expected;
+  copy_strided(from.data(), src, src_offset, expected.data(), dst, dst_offset, itemsize);
+  parallel_copy_strided(from.data(), src, src_offset, got.data(), dst, dst_offset, itemsize);
+  RC_ASSERT(got == expected);
+}
+
+RC_GTEST_PROP(carrier_storage__bulk_reads_take_one_snapshot_through_the_span_walker,
               clause1__bulk_reads_equal_the_per_element_reads, ()) {
   const Layout layout = *gen_layout();
   const int64_t offset = *rc::gen::inRange<int64_t>(0, 9);

@@ -145,14 +145,43 @@ void parallel_memcpy(std::byte* dst, const std::byte* src, std::size_t bytes) no
                });
 }
 
+namespace {
+
+// The items of a copy between `src` and `dst` when both have the same leaf
+// extents and each walks its items at consecutive indices from its offset
+// (every leaf mode of extent above 1 has the product of the extents before it
+// as its stride): one contiguous run on both sides, which the joint walk
+// would find too, found without building it (a small move's copy). 0 for any
+// other copy, and for an empty one.
+int64_t one_run_items(const Layout& src, const Layout& dst) noexcept {
+  const std::vector<LeafMode>& a = src.leaf_modes();
+  const std::vector<LeafMode>& b = dst.leaf_modes();
+  if (a.size() != b.size()) return 0;
+  int64_t items = 1;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k].extent != b[k].extent) return 0;
+    if (a[k].extent == 1) continue;
+    if (a[k].stride != items || b[k].stride != items) return 0;
+    items *= a[k].extent;
+  }
+  return items;
+}
+
+}  // namespace
+
 void parallel_copy_strided(const std::byte* src, const Layout& src_layout, int64_t src_offset,
                            std::byte* dst, const Layout& dst_layout, int64_t dst_offset,
                            std::size_t itemsize) {
   using internal_runs::JointMode;
+  const auto size = static_cast<int64_t>(itemsize);
+  if (const int64_t items = one_run_items(src_layout, dst_layout); items > 0) {
+    parallel_memcpy(dst + dst_offset * size, src + src_offset * size,
+                    static_cast<std::size_t>(items * size));
+    return;
+  }
   bool empty = false;
   const std::vector<JointMode> modes = internal_runs::joint_modes(src_layout, dst_layout, empty);
   if (empty) return;
-  const auto size = static_cast<int64_t>(itemsize);
   if (modes.size() == 1 && modes[0].src_stride == 1 && modes[0].dst_stride == 1) {
     parallel_memcpy(dst + dst_offset * size, src + src_offset * size,
                     static_cast<std::size_t>(modes[0].extent * size));

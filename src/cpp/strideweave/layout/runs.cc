@@ -90,14 +90,22 @@ RunPlan::RunPlan(const Layout& layout, int64_t offset)
   outer_ = std::move(modes);
 }
 
-Layout storage_order(const Layout& layout) {
+namespace {
+
+bool by_stride(const LeafMode& a, const LeafMode& b) { return a.stride < b.stride; }
+bool reaches(const LeafMode& m) { return m.stride != 0 && m.extent != 1; }
+
+}  // namespace
+
+bool is_in_storage_order(const Layout& layout) noexcept {
   const std::vector<LeafMode>& leaves = layout.leaf_modes();
-  const auto by_stride = [](const LeafMode& a, const LeafMode& b) { return a.stride < b.stride; };
-  const auto reaches = [](const LeafMode& m) { return m.stride != 0 && m.extent != 1; };
-  if (layout.size() == 0 || (std::is_sorted(leaves.begin(), leaves.end(), by_stride) &&
-                             std::all_of(leaves.begin(), leaves.end(), reaches))) {
-    return layout;
-  }
+  return layout.size() == 0 || (std::is_sorted(leaves.begin(), leaves.end(), by_stride) &&
+                                std::all_of(leaves.begin(), leaves.end(), reaches));
+}
+
+Layout storage_order(const Layout& layout) {
+  if (is_in_storage_order(layout)) return layout;
+  const std::vector<LeafMode>& leaves = layout.leaf_modes();
   std::vector<LeafMode> modes;
   std::copy_if(leaves.begin(), leaves.end(), std::back_inserter(modes), reaches);
   std::stable_sort(modes.begin(), modes.end(), by_stride);

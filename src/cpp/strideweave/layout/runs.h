@@ -60,8 +60,8 @@ class RunPlan {
 
 // The footprint of `layout` in storage order: a layout whose leaf modes are
 // those of `layout` with a non-zero stride and an extent above 1, sorted by
-// stride (equal strides keep tree order). It is `layout` itself when its leaf
-// modes already are exactly these (no copy of its modes is built), else a flat
+// stride (equal strides keep tree order). It is a copy of `layout` when its
+// leaf modes already are exactly these (is_in_storage_order), else a flat
 // layout; an empty layout (size 0) is returned unchanged.
 // Post: it reaches the indices `layout` without its stride-0 modes reaches,
 //       each as often (so each once when that is injective); a copy between
@@ -69,6 +69,12 @@ class RunPlan {
 //       it instead of `layout`, in longer runs (a transposed compact layout is
 //       one run).
 Layout storage_order(const Layout& layout);
+
+// Whether storage_order(layout) is `layout` itself: it is empty, or its leaf
+// modes all have a non-zero stride and an extent above 1 and are sorted by
+// stride. A caller that only reads the footprint may then use `layout`
+// without the copy.
+bool is_in_storage_order(const Layout& layout) noexcept;
 
 // The runs of RunPlan(layout, offset), materialized (tests, small layouts).
 std::vector<Run> runs(const Layout& layout, int64_t offset);

@@ -197,7 +197,11 @@ void copy_values(const MoveTransfer& transfer, const Layout& footprint) {
 
 void ElementwiseMoveOperation::copy(const MoveTransfer& transfer) {
   const Subtensor& source = transfer.tensor->subtensor("move");
-  const Layout footprint = storage_order(source.layout);
+  // The source's own layout when it is its footprint already (a compact one
+  // is): no copy of its modes on a small move's path.
+  std::optional<Layout> ordered;
+  if (!is_in_storage_order(source.layout)) ordered = storage_order(source.layout);
+  const Layout& footprint = ordered ? *ordered : source.layout;
   if (const std::optional<std::size_t> itemsize = source.carrier->dtype().itemsize()) {
     copy_stored(transfer, footprint, *itemsize);
   } else {
