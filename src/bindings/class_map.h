@@ -69,7 +69,8 @@ void construct_exact(pybind11::detail::value_and_holder& v_h, Tuple&& arguments,
   if (exact_type == reinterpret_cast<PyObject*>(v_h.type->type)) {
     pybind11::detail::initimpl::construct<PyClass>(
         v_h, make([&] {
-          return std::apply([](auto&&... a) { return std::make_unique<C>(std::move(a)...); },
+          // One allocation for the object and the holder's count.
+          return std::apply([](auto&&... a) { return std::make_shared<C>(std::move(a)...); },
                             std::move(arguments));
         }),
         false);

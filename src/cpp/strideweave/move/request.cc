@@ -5,7 +5,6 @@
 #include <atomic>
 #include <mutex>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -77,7 +76,19 @@ void validate_destination(const Carrier& source, const Carrier& destination, con
 // whose threads it does not have. Never destroyed; a fork child replaces it.
 struct RequestsInFlight {
   std::mutex mu;  // a leaf: held to list or unlist a request, and across fork()
-  std::unordered_set<MoveRequest*> requests;
+  // A doubly linked list through the requests' own in_flight_ pointers, so
+  // that listing a request allocates nothing.
+  MoveRequest* first = nullptr;
+
+  // Calls fn(request) for each listed request. Caller holds mu.
+  template <class F>
+  void for_each_locked(F&& fn) {
+    for (MoveRequest* r = first; r != nullptr;) {
+      MoveRequest* next = r->in_flight_next_;
+      fn(r);
+      r = next;
+    }
+  }
 
   static RequestsInFlight*& slot() {
     static RequestsInFlight* list = new RequestsInFlight();
@@ -91,13 +102,25 @@ struct RequestsInFlight {
     static_cast<void>(registered);
     RequestsInFlight& list = *slot();
     std::lock_guard lock(list.mu);
-    list.requests.insert(request);
+    request->in_flight_prev_ = nullptr;
+    request->in_flight_next_ = list.first;
+    if (list.first != nullptr) list.first->in_flight_prev_ = request;
+    list.first = request;
   }
 
   static void remove(MoveRequest* request) {
     RequestsInFlight& list = *slot();
     std::lock_guard lock(list.mu);
-    list.requests.erase(request);
+    if (request->in_flight_prev_ != nullptr) {
+      request->in_flight_prev_->in_flight_next_ = request->in_flight_next_;
+    } else if (list.first == request) {
+      list.first = request->in_flight_next_;
+    } else {
+      return;  // listed in a list a fork child replaced: nothing here links to it
+    }
+    if (request->in_flight_next_ != nullptr) {
+      request->in_flight_next_->in_flight_prev_ = request->in_flight_prev_;
+    }
   }
 
   // Holds the list and every listed completion's lock across the fork, so the
@@ -106,12 +129,12 @@ struct RequestsInFlight {
   static void prepare() {
     RequestsInFlight& list = *slot();
     list.mu.lock();
-    for (MoveRequest* request : list.requests) request->completion_.lock_for_fork();
+    list.for_each_locked([](MoveRequest* request) { request->completion_.lock_for_fork(); });
   }
 
   static void parent() {
     RequestsInFlight& list = *slot();
-    for (MoveRequest* request : list.requests) request->completion_.unlock_after_fork();
+    list.for_each_locked([](MoveRequest* request) { request->completion_.unlock_after_fork(); });
     list.mu.unlock();
   }
 
@@ -123,11 +146,11 @@ struct RequestsInFlight {
   static void child() {
     RequestsInFlight& old = *slot();
     auto* pending = new std::vector<std::shared_ptr<MoveRequest>>();
-    for (MoveRequest* request : old.requests) {
+    old.for_each_locked([pending](MoveRequest* request) {
       request->completion_.unlock_after_fork();
       // Null for one whose destruction began before the fork.
       if (auto held = request->weak_from_this().lock()) pending->push_back(std::move(held));
-    }
+    });
     slot() = new RequestsInFlight();
     for (const std::shared_ptr<MoveRequest>& request : *pending) request->abandon_after_fork();
   }
@@ -202,7 +225,7 @@ std::shared_ptr<MoveRequest> MoveRequest::initiate(std::shared_ptr<const Tensor>
   const Subtensor& source = validate_move_source(*tensor);
   validate_destination(*source.carrier, *destination, tensor->dtype());
 
-  std::shared_ptr<MoveRequest> request(new MoveRequest());
+  auto request = std::make_shared<MoveRequest>(Key{});
   const ClassDescriptor& source_class = source.carrier->carrier_class();
   const ClassDescriptor& destination_class = destination->carrier_class();
   const MoveRoute route =

@@ -99,9 +99,17 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   // "move #N": the name its pins report.
   const std::string& name() const noexcept { return name_; }
 
+  // initiate's constructor, public only so that std::make_shared can call it
+  // (one allocation for the request and its count); nothing outside the
+  // class can name its key.
+  class Key {
+    friend class MoveRequest;
+    explicit Key() = default;
+  };
+  explicit MoveRequest(Key /*key*/) {}
+
  private:
   friend class TransferDone::State;
-  MoveRequest() = default;
   void run() noexcept;
   // Records the transfer's outcome (the first report wins; later ones are
   // ignored), then arrives at the commit latch as "done".
@@ -142,6 +150,10 @@ class MoveRequest : public std::enable_shared_from_this<MoveRequest> {
   profiling::MoveProfile profile_;
   Completion<Result> completion_;
   bool in_flight_ = false;  // listed among the requests in flight (from its pins on)
+  // Its neighbours in that list (intrusive: listing allocates nothing),
+  // guarded by the list's mutex.
+  MoveRequest* in_flight_prev_ = nullptr;
+  MoveRequest* in_flight_next_ = nullptr;
 };
 
 // Rows 1-3 of initiate()'s checks, which come before the destination's: a

@@ -69,7 +69,7 @@ SliceSpan slice_span(const Slice& slice, int64_t extent) {
 
 }  // namespace
 
-Tensor::Tensor(DType dtype, std::optional<Subtensor> single,
+Tensor::Tensor(Key /*key*/, DType dtype, std::optional<Subtensor> single,
                std::vector<std::shared_ptr<Tensor>> planes)
     : dtype_(std::move(dtype)), single_(std::move(single)), planes_(std::move(planes)) {}
 
@@ -77,8 +77,9 @@ std::shared_ptr<Tensor> Tensor::make(std::shared_ptr<Carrier> carrier, Layout la
                                      int64_t offset) {
   validate_window(*carrier, layout, offset);
   DType dtype = carrier->dtype();
-  return std::shared_ptr<Tensor>(
-      new Tensor(std::move(dtype), Subtensor{std::move(carrier), offset, std::move(layout)}, {}));
+  return std::make_shared<Tensor>(Key{}, std::move(dtype),
+                                  Subtensor{std::move(carrier), offset, std::move(layout)},
+                                  std::vector<std::shared_ptr<Tensor>>{});
 }
 
 std::shared_ptr<Tensor> Tensor::from_planes(DType dtype,
@@ -105,7 +106,7 @@ std::shared_ptr<Tensor> Tensor::from_planes(DType dtype,
                        ", plane 0 has " + planes[0]->shape().to_string());
     }
   }
-  return std::shared_ptr<Tensor>(new Tensor(std::move(dtype), std::nullopt, std::move(planes)));
+  return std::make_shared<Tensor>(Key{}, std::move(dtype), std::nullopt, std::move(planes));
 }
 
 const IntTuple& Tensor::shape() const noexcept {
@@ -286,7 +287,7 @@ Layout broadcast_layout(const Layout& layout, const IntTuple& shape) {
 }
 
 std::shared_ptr<Tensor> Tensor::detach() const {
-  return std::shared_ptr<Tensor>(new Tensor(dtype_, single_, planes_));
+  return std::make_shared<Tensor>(Key{}, dtype_, single_, planes_);
 }
 
 void Tensor::set_requires_grad(bool requires_grad) const {

@@ -167,9 +167,17 @@ class Tensor : public std::enable_shared_from_this<Tensor> {
   bool replace_grad(const std::shared_ptr<const Tensor>& expected,
                     std::shared_ptr<const Tensor> desired) const;
 
- private:
-  Tensor(DType dtype, std::optional<Subtensor> single, std::vector<std::shared_ptr<Tensor>> planes);
+  // The constructor of the factories above, public only so that
+  // std::make_shared can call it (one allocation for the tensor and its
+  // count); nothing outside the class can name its key.
+  class Key {
+    friend class Tensor;
+    explicit Key() = default;
+  };
+  Tensor(Key, DType dtype, std::optional<Subtensor> single,
+         std::vector<std::shared_ptr<Tensor>> planes);
 
+ private:
   DType dtype_;
   std::optional<Subtensor> single_;
   std::vector<std::shared_ptr<Tensor>> planes_;

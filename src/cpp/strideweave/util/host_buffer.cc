@@ -1,5 +1,6 @@
 #include "strideweave/util/host_buffer.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -10,11 +11,34 @@ namespace strideweave {
 
 namespace {
 
+// Heap memory of `size` bytes aligned to `alignment`: a malloc'd block
+// `alignment` + one pointer longer, the address of the block kept in the
+// pointer just below the aligned bytes. glibc's malloc serves such small
+// blocks from its per-thread cache in tens of instructions, where
+// aligned_alloc (memalign) always takes the arena's slow path and splits the
+// block: about 700 instructions per buffer, two per 8-element move
+// (docs/performance.md). Free with free_aligned. nullptr when malloc fails.
+std::byte* allocate_aligned(std::size_t size, std::size_t alignment) noexcept {
+  if (size > SIZE_MAX - alignment - sizeof(void*)) return nullptr;
+  void* block = std::malloc(size + alignment + sizeof(void*));
+  if (block == nullptr) return nullptr;
+  const auto start = reinterpret_cast<std::uintptr_t>(block) + sizeof(void*);
+  const std::uintptr_t aligned = (start + alignment - 1) & ~(std::uintptr_t{alignment} - 1);
+  std::memcpy(reinterpret_cast<void*>(aligned - sizeof(void*)), &block, sizeof(void*));
+  return reinterpret_cast<std::byte*>(aligned);
+}
+
+void free_aligned(std::byte* p) noexcept {
+  void* block = nullptr;
+  std::memcpy(&block, p - sizeof(void*), sizeof(void*));
+  std::free(block);
+}
+
 // Frees memory from HostBuffer::allocate: a mapping of `mapped` bytes (into
 // the cache unless `retired`), or heap memory when `mapped` is 0.
 void free_memory(std::byte* p, std::size_t mapped, bool retired) noexcept {
   if (mapped == 0) {
-    std::free(p);
+    free_aligned(p);
   } else if (retired) {
     unmap_retired_memory(p, mapped);
   } else {
@@ -44,7 +68,7 @@ HostBuffer HostBuffer::allocate(std::size_t size, std::size_t alignment, bool ze
     if (buffer.data_ != nullptr) buffer.mapped_ = size;
     return buffer;
   }
-  buffer.data_ = static_cast<std::byte*>(std::aligned_alloc(alignment, size));
+  buffer.data_ = allocate_aligned(size, alignment);
   if (buffer.data_ != nullptr && zeroed) std::memset(buffer.data_, 0, size);
   return buffer;
 }

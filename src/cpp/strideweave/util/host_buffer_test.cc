@@ -41,6 +41,33 @@ std::optional<std::string> permissions_at(const void* p) {
   return std::nullopt;
 }
 
+TEST(HostBuffer, HeapMemoryIsAlignedAndZeroedAsAsked) {
+  // Heap buffers (below kMappedBytes) of many sizes and alignments: the
+  // address is a multiple of the alignment, every byte can be written (the
+  // sanitizer build checks the bounds), and a zeroed buffer reads zeros even
+  // where freed memory of the same size held other bytes before.
+  for (const std::size_t alignment : {std::size_t{16}, std::size_t{64}, std::size_t{4096}}) {
+    for (const std::size_t size : {alignment, 2 * alignment, 3 * alignment, 64 * alignment}) {
+      {
+        HostBuffer dirty = HostBuffer::allocate(size, alignment, false);
+        ASSERT_TRUE(dirty);
+        std::memset(dirty.get(), 0x5A, size);
+      }
+      for (const bool zeroed : {true, false}) {
+        HostBuffer buffer = HostBuffer::allocate(size, alignment, zeroed);
+        ASSERT_TRUE(buffer) << size;
+        EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffer.get()) % alignment, 0U)
+            << size << " bytes aligned to " << alignment;
+        if (zeroed) {
+          const std::vector<std::byte> zeros(size, std::byte{0});
+          EXPECT_EQ(std::memcmp(buffer.get(), zeros.data(), size), 0) << size;
+        }
+        std::memset(buffer.get(), 0xA5, size);
+      }
+    }
+  }
+}
+
 TEST(carrier_storage__release_relinquishes_storage_once,
      clause8__a_held_mapping_is_retired_inaccessible) {
   const std::size_t size = kMappedBytes;
