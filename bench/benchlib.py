@@ -3,10 +3,14 @@
 Timing: a warm-up, then the median over ``repeat`` runs of ``number`` calls. A
 StrideWeave call and its anchor are timed in alternating runs, so load on the machine
 that drifts during a benchmark weighs on both sides alike. Each run starts after a pause
-of SETTLE_SECONDS and an untimed warm-up, so that threads the other side left spinning
-have gone to sleep: PyTorch's OpenMP workers spin for about 12 ms after its last
-parallel loop on the 2-core development machine (CPU time burnt while the interpreter
-slept), and a run started in that window shares its cores with them. Ratios are
+of SETTLE_SECONDS, so that threads the other side left spinning have gone to sleep:
+PyTorch's OpenMP workers spin for about 12 ms after its last parallel loop on the 2-core
+development machine (CPU time burnt while the interpreter slept), and a run started in
+that window shares its cores with them. Then an untimed warm-up of at least
+WARM_SECONDS brings back up what the pause let go cold: on that machine (a VM) a
+two-thread copy of 4 MB took 140 us a call for the first 2 ms after a 50 ms pause, then
+75 us, and 57 us from about 3.5 ms on, while a one-thread anchor went from 108 to 102 us
+(docs/performance.md, "The bench's warm-up"). Ratios are
 StrideWeave / anchor (1.0 = as fast as the anchor). Nothing here asserts a time.
 """
 
@@ -52,16 +56,23 @@ def parse_options(
     return parser.parse_args(argv)
 
 
-# The untimed pause before each run of an alternating pair (see the module's docstring).
+# The untimed pause before each run of an alternating pair, and the least time the
+# warm-up after it lasts (see the module's docstring).
 SETTLE_SECONDS = 0.05
+WARM_SECONDS = 0.01
 
 
 def _settled_run(run: Callable[[int], float], number: int) -> float:
     """``run(number)``: the seconds of one timed run, after the pause SETTLE_SECONDS and an
-    untimed warm-up ``run(number // 10)`` (at least one call) that brings the threads and
-    caches the pause let go cold back up before the timing starts."""
+    untimed warm-up that brings the threads and caches the pause let go cold back up
+    before the timing starts: runs of ``number // 10`` calls (at least one), repeated
+    until WARM_SECONDS have passed."""
     time.sleep(SETTLE_SECONDS)
-    run(max(1, number // 10))
+    warm_up = max(1, number // 10)
+    deadline = time.perf_counter() + WARM_SECONDS
+    run(warm_up)
+    while time.perf_counter() < deadline:
+        run(warm_up)
     return run(number)
 
 
