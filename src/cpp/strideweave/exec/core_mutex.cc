@@ -12,7 +12,24 @@ namespace strideweave {
 
 namespace {
 
-thread_local int locks_held = 0;
+struct ThreadRecord;
+
+// The calling thread's count of core locks held, and its fork-gate record
+// (made by its first core lock). One thread-local object, so that a lock or
+// an unlock computes the thread's storage address once: in a shared library
+// each access to a thread-local variable from another function is a call to
+// __tls_get_addr (about 20 instructions).
+struct ThreadLocks {
+  int held = 0;
+  ThreadRecord* record = nullptr;
+};
+thread_local ThreadLocks thread_locks;
+
+// The calling thread's ThreadLocks. Not inlined on purpose: GCC derives an
+// inlined thread-local's address again after every call the caller makes
+// (pthread_mutex_lock, here), each time a __tls_get_addr; a reference
+// returned by a call is kept in a register instead.
+[[gnu::noinline]] ThreadLocks& this_thread_locks() noexcept { return thread_locks; }
 
 // The fork gate (core_mutex.h). Each thread that takes core locks has a
 // record saying whether it holds one now, written only by that thread, so an
@@ -57,13 +74,11 @@ ForkGate*& gate_slot() {
   return gate;
 }
 
-// The calling thread's record, made and registered by its first core lock.
-// A thread-specific key's destructor unregisters and frees it as the thread
+// A thread's record is made and registered by its first core lock. A
+// thread-specific key's destructor unregisters and frees it as the thread
 // ends (pthread keys, unlike C++ thread_local objects, may be set again by a
 // core lock taken during the thread's own teardown, and are never destroyed
 // on the main thread, which may take core locks until the process ends).
-thread_local ThreadRecord* this_thread = nullptr;
-
 void end_thread_record(void* record) {
   auto* r = static_cast<ThreadRecord*>(record);
   {
@@ -71,7 +86,7 @@ void end_thread_record(void* record) {
     std::lock_guard lock(gate.mu);
     gate.remove_locked(r);
   }
-  if (this_thread == r) this_thread = nullptr;
+  if (thread_locks.record == r) thread_locks.record = nullptr;
   delete r;
 }
 
@@ -84,9 +99,10 @@ pthread_key_t record_key() {
   return key;
 }
 
-ThreadRecord& thread_record() {
-  if (this_thread != nullptr) [[likely]] {
-    return *this_thread;
+// The record of the thread whose ThreadLocks `self` is, made on first use.
+ThreadRecord& thread_record(ThreadLocks& self) {
+  if (self.record != nullptr) [[likely]] {
+    return *self.record;
   }
   auto* r = new ThreadRecord();
   {
@@ -95,26 +111,29 @@ ThreadRecord& thread_record() {
     gate.add_locked(r);
   }
   pthread_setspecific(record_key(), r);
-  this_thread = r;
+  self.record = r;
   return *r;
 }
 
-// The calling thread stops holding core locks: it has left every critical
-// section, which the prepare handler, reading false, may rely on (release).
-void leave_gate() noexcept { this_thread->holding.store(false, std::memory_order_release); }
+// The calling thread (`self`) stops holding core locks: it has left every
+// critical section, which the prepare handler, reading false, may rely on
+// (release).
+void leave_gate(ThreadLocks& self) noexcept {
+  self.record->holding.store(false, std::memory_order_release);
+}
 
-// The calling thread, which holds no core lock, is about to take one: it
-// marks itself a holder unless a fork is being prepared, in which case it
-// waits for the fork to end (`wait`) or gives up (false). The mark and the
-// prepare handler's `forking` are both sequentially consistent, so either
-// the handler sees this thread holding or this thread sees the gate closed.
-bool enter_gate(bool wait) {
-  ThreadRecord& self = thread_record();
+// The calling thread (`self`), which holds no core lock, is about to take
+// one: it marks itself a holder unless a fork is being prepared, in which case
+// it waits for the fork to end (`wait`) or gives up (false). The mark and the
+// prepare handler's `forking` are both sequentially consistent, so either the
+// handler sees this thread holding or this thread sees the gate closed.
+bool enter_gate(ThreadLocks& self, bool wait) {
+  ThreadRecord& record = thread_record(self);
   for (;;) {
-    self.holding.store(true, std::memory_order_seq_cst);
+    record.holding.store(true, std::memory_order_seq_cst);
     ForkGate& gate = *gate_slot();
     if (!gate.forking.load(std::memory_order_seq_cst)) return true;
-    self.holding.store(false, std::memory_order_release);
+    record.holding.store(false, std::memory_order_release);
     if (!wait) return false;
     // The prepare handler holds gate.mu until the fork is done.
     std::lock_guard lock(gate.mu);
@@ -130,7 +149,7 @@ void prepare_fork() {
   // wait is bounded by the longest one (a copy, a file write). A short sleep
   // between looks: a fork is rare, and a holder is never woken from here.
   for (ThreadRecord* r = gate.records; r != nullptr; r = r->next) {
-    if (r == this_thread) continue;
+    if (r == thread_locks.record) continue;
     while (r->holding.load(std::memory_order_seq_cst)) {
       std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
@@ -151,7 +170,7 @@ std::atomic<uint64_t> generation{0};
 void child_after_fork() {
   generation.fetch_add(1);
   auto* fresh = new ForkGate();
-  if (this_thread != nullptr) fresh->add_locked(this_thread);
+  if (thread_locks.record != nullptr) fresh->add_locked(thread_locks.record);
   gate_slot() = fresh;
 }
 
@@ -165,28 +184,31 @@ const int registered = pthread_atfork(&prepare_fork, &parent_after_fork, &child_
 }  // namespace
 
 void CoreMutex::lock() {
-  if (locks_held == 0) enter_gate(true);
+  ThreadLocks& self = this_thread_locks();
+  if (self.held == 0) enter_gate(self, true);
   mu_.lock();
-  ++locks_held;
+  ++self.held;
 }
 
 bool CoreMutex::try_lock() {
-  const bool first = locks_held == 0;
-  if (first && !enter_gate(false)) return false;
+  ThreadLocks& self = this_thread_locks();
+  const bool first = self.held == 0;
+  if (first && !enter_gate(self, false)) return false;
   if (!mu_.try_lock()) {
-    if (first) leave_gate();
+    if (first) leave_gate(self);
     return false;
   }
-  ++locks_held;
+  ++self.held;
   return true;
 }
 
 void CoreMutex::unlock() {
   mu_.unlock();
-  if (--locks_held == 0) leave_gate();
+  ThreadLocks& self = this_thread_locks();
+  if (--self.held == 0) leave_gate(self);
 }
 
-int core_locks_held() noexcept { return locks_held; }
+int core_locks_held() noexcept { return thread_locks.held; }
 
 uint64_t fork_generation() noexcept { return generation.load(); }
 
