@@ -208,7 +208,11 @@ def _failing_calls():
 
 
 @pytest.mark.spec(f"{CHECKED}/raise-from-a-storage-method", f"{CHECKED}#1")
-@pytest.mark.parametrize(("method", "context", "call"), _failing_calls(), ids=lambda x: str(x))
+@pytest.mark.parametrize(
+    ("method", "context", "call"),
+    _failing_calls(),
+    ids=[f"{method}-{context}" for method, context, _ in _failing_calls()],
+)
 def test_raise_from_a_storage_method(method, context, call):
     carrier = FailingCarrier(sw.Int32, values=[1, 2, 3])
     carrier.fail = method
